@@ -1,0 +1,70 @@
+// Benchmark, not a test: sequential round trips through the real SDK against an in-process fake
+// server, so the memory figure covers the server, the client and the SDK together.
+import Anthropic from "@anthropic-ai/sdk";
+import { startFakeServer } from "../src/server.ts";
+
+const ROUND_TRIPS = 1000;
+const WARM_UP = 50;
+const PARAMS = {
+  model: "deepseek-v4-flash",
+  max_tokens: 1024,
+  messages: [{ role: "user" as const, content: "What is the weather in Paris?" }],
+};
+const REPLY = {
+  content: [
+    { type: "text" as const, text: "Let me check the weather in Paris for you." },
+    { type: "tool_use" as const, name: "get_weather", input: { city: "Paris", unit: "celsius" } },
+  ],
+};
+
+const server = await startFakeServer();
+const client = new Anthropic({
+  baseURL: server.url,
+  apiKey: "bench",
+  maxRetries: 0,
+  timeout: 10_000,
+});
+const startRss = process.memoryUsage().rss;
+let peakRss = startRss;
+const sampler = setInterval(() => {
+  peakRss = Math.max(peakRss, process.memoryUsage().rss);
+}, 5);
+
+const plain = await measure(() => client.messages.create(PARAMS));
+const streamed = await measure(() => client.messages.stream(PARAMS).finalMessage());
+clearInterval(sampler);
+await server.close();
+
+console.log(
+  `${ROUND_TRIPS} sequential round trips each, after ${WARM_UP} warm-up ones (Node ${process.version})`,
+);
+console.log(`non-streaming: median ${plain.median.toFixed(2)} ms, p99 ${plain.p99.toFixed(2)} ms`);
+console.log(
+  `streaming:     median ${streamed.median.toFixed(2)} ms, p99 ${streamed.p99.toFixed(2)} ms`,
+);
+console.log(
+  `RSS: ${mib(startRss)} MiB at start, ${mib(peakRss)} MiB at peak (server, client and SDK in one process)`,
+);
+
+async function measure(call: () => Promise<unknown>): Promise<{ median: number; p99: number }> {
+  server.reset();
+  server.script(Array.from({ length: WARM_UP + ROUND_TRIPS }, () => REPLY));
+  for (let i = 0; i < WARM_UP; i++) await call();
+  const times: number[] = [];
+  for (let i = 0; i < ROUND_TRIPS; i++) {
+    const began = performance.now();
+    await call();
+    times.push(performance.now() - began);
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
+  }
+  times.sort((a, b) => a - b);
+  return { median: quantile(times, 0.5), p99: quantile(times, 0.99) };
+}
+
+function quantile(sorted: number[], q: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
+}
+
+function mib(bytes: number): string {
+  return (bytes / 2 ** 20).toFixed(0);
+}

@@ -1,0 +1,85 @@
+// The `fake-server` command: the fake Messages API server as a process, for clients written in
+// any language. Usage errors are one `error:` line and exit 2, like every CLI in this repository.
+import { readFile } from "node:fs/promises";
+import { parseArgs } from "node:util";
+import { type Flavour, startFakeServer } from "./server.ts";
+import { parseSteps, type StepResult } from "./server-steps.ts";
+
+const USAGE =
+  "usage: fake-server [--port N] [--flavour anthropic|deepseek] [--script FILE] [--key K]";
+
+class UsageError extends Error {}
+
+try {
+  await main(process.argv.slice(2));
+} catch (error) {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`error: ${message}\n`);
+  process.exitCode = error instanceof UsageError ? 2 : 1;
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArguments(argv);
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const port = parsePort(values.port ?? "0");
+  const flavour = parseFlavour(values.flavour ?? "anthropic");
+  const script = values.script === undefined ? [] : await readScript(values.script);
+  // A port in use fails here with Node's own one-line text (EADDRINUSE), exit 1.
+  const server = await startFakeServer({ port, flavour, key: values.key, script });
+  process.stdout.write(`listening on ${server.url}\n`);
+  // Once the server is closed nothing keeps the event loop alive, so the process exits 0.
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => server.close());
+}
+
+function parseArguments(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      options: {
+        port: { type: "string" },
+        flavour: { type: "string" },
+        script: { type: "string" },
+        key: { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+      strict: true,
+      allowPositionals: false,
+    });
+  } catch (error) {
+    // Node's texts go on to advise about `--`; the first sentence is the useful part.
+    const first = (error instanceof Error ? error.message : String(error)).split(". ")[0];
+    throw new UsageError(`${first} (${USAGE})`);
+  }
+}
+
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) {
+    throw new UsageError(`--port must be an integer from 0 to 65535, got "${text}"`);
+  }
+  return port;
+}
+
+function parseFlavour(text: string): Flavour {
+  if (text === "anthropic" || text === "deepseek") return text;
+  throw new UsageError(`--flavour must be anthropic or deepseek, got "${text}"`);
+}
+
+async function readScript(file: string): Promise<StepResult[]> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? String(error);
+    throw new UsageError(`cannot read script file ${file} (${code})`);
+  }
+  try {
+    return parseSteps(JSON.parse(text));
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(`script file ${file} is not a JSON array of steps: ${message}`);
+  }
+}

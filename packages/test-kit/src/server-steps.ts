@@ -1,0 +1,221 @@
+// Steps: what the fake server answers, one per request. One JSON format serves script files, the
+// control API and in-process use, so every entry point checks steps with the same function here.
+import { signThinking } from "./signature.ts";
+
+export type ReplyBlock =
+  | { type: "text"; text: string }
+  | { type: "tool_use"; id?: string; name: string; input?: Record<string, unknown> }
+  | { type: "thinking"; thinking: string; signature?: string }
+  | { type: "redacted_thinking"; data: string };
+
+export interface ReplyStep {
+  content: ReplyBlock[];
+  stop_reason?: string;
+  stop_sequence?: string | null;
+  usage?: Record<string, unknown>;
+  delay_ms?: number;
+}
+
+export interface ErrorStep {
+  error: { status: number; type: string; message: string; headers?: Record<string, string> };
+  delay_ms?: number;
+}
+
+const FAULTS = ["drop", "malformed", "wrong-content-type", "stream-error", "stream-cut"] as const;
+
+export type FaultName = (typeof FAULTS)[number];
+
+export interface FaultStep {
+  fault: FaultName;
+  delay_ms?: number;
+}
+
+export type StepResult = ReplyStep | ErrorStep | FaultStep;
+
+/** A reply as the Messages API sends it: what `messages.create` resolves to. */
+export interface ReplyMessage {
+  id: string;
+  type: "message";
+  role: "assistant";
+  model: string;
+  content: ReplyBlock[];
+  stop_reason: string;
+  stop_sequence: string | null;
+  stop_details: null;
+  usage: Record<string, unknown>;
+}
+
+/** Where filled-in ids come from: per-server counters, so output is deterministic. */
+export interface IdSource {
+  messageId(): string;
+  toolUseId(): string;
+}
+
+/** Checks a JSON value as a list of steps; the error names the step and field at fault. */
+export function parseSteps(value: unknown): StepResult[] {
+  if (!Array.isArray(value)) throw new Error("steps must be a JSON array");
+  return value.map((step, i) => parseStep(step, `step ${i + 1}`));
+}
+
+export function parseStep(value: unknown, where: string): StepResult {
+  if (!isObject(value)) throw new Error(`${where}: a step must be an object`);
+  const { delay_ms } = value;
+  if (delay_ms !== undefined && !(typeof delay_ms === "number" && delay_ms >= 0)) {
+    throw new Error(`${where}: "delay_ms" must be a number >= 0`);
+  }
+  const kinds = ["content", "error", "fault"].filter((key) => key in value);
+  if (kinds.length !== 1) {
+    throw new Error(`${where}: a step needs exactly one of "content", "error" or "fault"`);
+  }
+  if ("fault" in value) {
+    if (typeof value.fault !== "string" || !(FAULTS as readonly string[]).includes(value.fault)) {
+      throw new Error(`${where}: "fault" must be one of ${FAULTS.join(", ")}`);
+    }
+    checkOnly(value, ["fault", "delay_ms"], where);
+    return value as unknown as FaultStep;
+  }
+  if ("error" in value) {
+    checkError(value.error, `${where}: error`);
+    checkOnly(value, ["error", "delay_ms"], where);
+    return value as unknown as ErrorStep;
+  }
+  checkOnly(value, ["content", "stop_reason", "stop_sequence", "usage", "delay_ms"], where);
+  if (!Array.isArray(value.content)) throw new Error(`${where}: "content" must be an array`);
+  value.content.forEach((block, i) => {
+    checkBlock(block, `${where}: content[${i}]`);
+  });
+  if (value.stop_reason !== undefined && typeof value.stop_reason !== "string") {
+    throw new Error(`${where}: "stop_reason" must be a string`);
+  }
+  const { stop_sequence } = value;
+  if (stop_sequence !== undefined && stop_sequence !== null && typeof stop_sequence !== "string") {
+    throw new Error(`${where}: "stop_sequence" must be a string or null`);
+  }
+  if (value.usage !== undefined && !isObject(value.usage)) {
+    throw new Error(`${where}: "usage" must be an object`);
+  }
+  return value as unknown as ReplyStep;
+}
+
+/** The full message for a reply step: ids and signatures filled in, stop reason derived. */
+export function buildMessage(step: ReplyStep, requestBody: unknown, ids: IdSource): ReplyMessage {
+  const id = ids.messageId();
+  const content = step.content.map((block) => fillBlock(block, ids));
+  const stopReason =
+    step.stop_reason ??
+    (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
+  const body = isObject(requestBody) ? requestBody : {};
+  const model = typeof body.model === "string" ? body.model : "";
+  return {
+    id,
+    type: "message",
+    role: "assistant",
+    model,
+    content,
+    stop_reason: stopReason,
+    stop_sequence: step.stop_sequence ?? null,
+    stop_details: null,
+    usage: {
+      // Only what the model reads counts, so `stream: true` does not change the figure.
+      input_tokens: estimateTokens([body.system, body.tools, body.messages]),
+      output_tokens: estimateTokens(content),
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      service_tier: "standard",
+      ...step.usage,
+    },
+  };
+}
+
+function fillBlock(block: ReplyBlock, ids: IdSource): ReplyBlock {
+  switch (block.type) {
+    case "text":
+      return { type: "text", text: block.text };
+    case "tool_use":
+      return {
+        type: "tool_use",
+        id: block.id ?? ids.toolUseId(),
+        name: block.name,
+        input: block.input ?? {},
+      };
+    case "thinking":
+      return {
+        type: "thinking",
+        thinking: block.thinking,
+        signature: block.signature ?? signThinking(block.thinking),
+      };
+    case "redacted_thinking":
+      return { type: "redacted_thinking", data: block.data };
+  }
+}
+
+// Deterministic stand-in for token counts: about four characters a token, as for English text.
+function estimateTokens(value: unknown): number {
+  return Math.max(1, Math.ceil((JSON.stringify(value) ?? "").length / 4));
+}
+
+function checkError(value: unknown, where: string): void {
+  if (!isObject(value)) throw new Error(`${where} must be an object`);
+  const { status, type, message, headers } = value;
+  if (!(Number.isInteger(status) && Number(status) >= 400 && Number(status) <= 599)) {
+    throw new Error(`${where}: "status" must be an integer from 400 to 599`);
+  }
+  if (typeof type !== "string") throw new Error(`${where}: "type" must be a string`);
+  if (typeof message !== "string") throw new Error(`${where}: "message" must be a string`);
+  if (headers !== undefined) {
+    if (!isObject(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
+      throw new Error(`${where}: "headers" must be an object of strings`);
+    }
+  }
+  checkOnly(value, ["status", "type", "message", "headers"], where);
+}
+
+function checkBlock(block: unknown, where: string): void {
+  if (!isObject(block)) throw new Error(`${where} must be an object`);
+  switch (block.type) {
+    case "text":
+      requireString(block, "text", where);
+      checkOnly(block, ["type", "text"], where);
+      break;
+    case "tool_use":
+      requireString(block, "name", where);
+      optionalString(block, "id", where);
+      if (block.input !== undefined && !isObject(block.input)) {
+        throw new Error(`${where}: "input" must be an object`);
+      }
+      checkOnly(block, ["type", "id", "name", "input"], where);
+      break;
+    case "thinking":
+      requireString(block, "thinking", where);
+      optionalString(block, "signature", where);
+      checkOnly(block, ["type", "thinking", "signature"], where);
+      break;
+    case "redacted_thinking":
+      requireString(block, "data", where);
+      checkOnly(block, ["type", "data"], where);
+      break;
+    default:
+      throw new Error(
+        `${where}: "type" must be one of text, tool_use, thinking, redacted_thinking`,
+      );
+  }
+}
+
+function requireString(value: Record<string, unknown>, key: string, where: string): void {
+  if (typeof value[key] !== "string") throw new Error(`${where}: "${key}" must be a string`);
+}
+
+function optionalString(value: Record<string, unknown>, key: string, where: string): void {
+  if (value[key] !== undefined) requireString(value, key, where);
+}
+
+// Unknown fields are refused so that a typo ("stopReason", "arguments") fails loudly.
+function checkOnly(value: Record<string, unknown>, allowed: string[], where: string): void {
+  for (const key of Object.keys(value)) {
+    if (!allowed.includes(key)) throw new Error(`${where}: unknown field "${key}"`);
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,158 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import Anthropic, { AuthenticationError } from "@anthropic-ai/sdk";
+import { expect, onTestFinished, test } from "vitest";
+import type { RecordedRequest } from "../src/server.ts";
+
+const PACKAGE_DIR = fileURLToPath(new URL("..", import.meta.url));
+const VIA_TSX = ["--import", "tsx", "src/server-cli.ts"];
+const PARAMS = {
+  model: "deepseek-v4-flash",
+  max_tokens: 256,
+  messages: [{ role: "user" as const, content: "hello" }],
+};
+
+// In its own process group, so that a failed test still kills everything it started.
+function launch(args: string[], entry = VIA_TSX): ChildProcess {
+  const child = spawn(process.execPath, [...entry, ...args], {
+    cwd: PACKAGE_DIR,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  onTestFinished(() => {
+    if (child.exitCode === null && child.signalCode === null) killGroup(child, "SIGKILL");
+  });
+  return child;
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid !== undefined) process.kill(-child.pid, signal);
+}
+
+async function firstLine(child: ChildProcess): Promise<string> {
+  if (!child.stdout) throw new Error("no stdout");
+  const lines = createInterface({ input: child.stdout });
+  const [line] = (await once(lines, "line")) as [string];
+  return line;
+}
+
+async function runToExit(args: string[]) {
+  const child = launch(args);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const [code] = await once(child, "exit");
+  return { code, stdout, stderr };
+}
+
+async function scriptFile(content: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "fake-server-"));
+  const file = join(dir, "script.json");
+  await writeFile(file, content);
+  return file;
+}
+
+test("the command line serves a script file, the control API drives it, SIGTERM exits 0", {
+  timeout: 30_000,
+}, async () => {
+  const file = await scriptFile(
+    JSON.stringify([{ content: [{ type: "tool_use", name: "echo", input: { text: "hi" } }] }]),
+  );
+  const child = launch(["--script", file, "--key", "sk-cli", "--flavour", "deepseek"]);
+  const line = await firstLine(child);
+  expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+  const url = line.slice("listening on ".length);
+  const client = new Anthropic({ baseURL: url, apiKey: "sk-cli", maxRetries: 0, timeout: 5000 });
+
+  const reply = await client.messages.create(PARAMS);
+  expect(reply.content).toEqual([
+    { type: "tool_use", id: "call_1", name: "echo", input: { text: "hi" } },
+  ]);
+  const wrongKey = new Anthropic({ baseURL: url, apiKey: "sk-nope", maxRetries: 0, timeout: 5000 });
+  await expect(wrongKey.messages.create(PARAMS)).rejects.toBeInstanceOf(AuthenticationError);
+
+  const scripted = await fetch(`${url}/_fake/script`, {
+    method: "POST",
+    body: JSON.stringify([{ content: [{ type: "text", text: "from the control API" }] }]),
+  });
+  expect(await scripted.json()).toEqual({ steps: 1 });
+  const streamed = await client.messages.stream(PARAMS).finalMessage();
+  expect(streamed.content).toEqual([{ type: "text", text: "from the control API" }]);
+
+  const requests = (await (await fetch(`${url}/_fake/requests`)).json()) as RecordedRequest[];
+  expect(requests.map((r) => r.verdict.accepted)).toEqual([true, false, true]);
+  expect(requests[2]?.body.stream).toBe(true);
+  await fetch(`${url}/_fake/reset`, { method: "POST" });
+  expect(await (await fetch(`${url}/_fake/requests`)).json()).toEqual([]);
+
+  killGroup(child, "SIGTERM");
+  const [code, signal] = await once(child, "exit");
+  expect({ code, signal }).toEqual({ code: 0, signal: null });
+});
+
+test("the bin launcher starts the server on the port asked for", { timeout: 30_000 }, async () => {
+  const probe = launch([], ["bin/fake-server.mjs"]);
+  const free = Number(new URL((await firstLine(probe)).slice("listening on ".length)).port);
+  killGroup(probe, "SIGTERM");
+  await once(probe, "exit");
+
+  const child = launch(["--port", String(free)], ["bin/fake-server.mjs"]);
+  expect(await firstLine(child)).toBe(`listening on http://127.0.0.1:${free}`);
+  const response = await fetch(`http://127.0.0.1:${free}/v1/messages`, {
+    method: "POST",
+    body: JSON.stringify(PARAMS),
+  });
+  expect(response.status).toBe(500);
+  expect(response.headers.get("x-should-retry")).toBe("false");
+  killGroup(child, "SIGINT");
+  const [code] = await once(child, "exit");
+  expect(code).toBe(0);
+});
+
+test("bad arguments and bad script files give one error line and exit 2", {
+  timeout: 30_000,
+}, async () => {
+  const notArray = await scriptFile('{"content": []}');
+  const notJson = await scriptFile("[{");
+  const badStep = await scriptFile(
+    '[{"content": [{"type": "text", "text": "ok"}]}, {"fault": "fire"}]',
+  );
+  const cases: [string[], RegExp][] = [
+    [["--colour", "red"], /^error: Unknown option '--colour'/],
+    [["--port"], /^error: Option '--port <value>' argument missing/],
+    [["extra"], /^error: Unexpected argument 'extra'/],
+    [["--port", "http"], /^error: --port must be an integer from 0 to 65535, got "http"$/],
+    [["--port", "70000"], /^error: --port must be an integer/],
+    [["--flavour", "openai"], /^error: --flavour must be anthropic or deepseek, got "openai"$/],
+    [
+      ["--script", "/nonexistent/steps.json"],
+      /^error: cannot read script file \/nonexistent\/steps\.json \(ENOENT\)$/,
+    ],
+    [
+      ["--script", notArray],
+      /^error: script file .* is not a JSON array of steps: steps must be a JSON array$/,
+    ],
+    [["--script", notJson], /^error: script file .* is not a JSON array of steps: /],
+    [["--script", badStep], /^error: script file .*: step 2: "fault" must be one of drop, /],
+  ];
+  const results = await Promise.all(cases.map(([args]) => runToExit(args)));
+  results.forEach((result, i) => {
+    const [args, pattern] = cases[i] ?? [[], /never/];
+    expect({ args, ...result, stderr: result.stderr.trimEnd() }).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: expect.stringMatching(pattern),
+    });
+    expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
+  });
+});
