@@ -102,7 +102,8 @@ function reportError(error: unknown): number {
     console.error(`error: ${error.message}`);
     return 2;
   }
-  console.error(`error: ${error instanceof Error ? error.message : String(error)}`);
+  // Anything else is a bug in agent-code itself: show where it happened.
+  console.error(error);
   return 1;
 }
 

@@ -1,0 +1,180 @@
+// Stage contracts and the one runner that judges a CLI against them. A contract is data: scenarios
+// to run and judgements over what came out. The stage's own tests and `pnpm check` both call
+// runContract, so a learner's project is held to exactly what the reference answer is held to.
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { findContract } from "../contracts/index.ts";
+import { type CliRun, runCli } from "./run-cli.ts";
+import { type RecordedRequest, type Step, startFakeServer } from "./server.ts";
+import type { TraceEntry } from "./trace.ts";
+
+// core: what the lesson teaches, true of any correct project in any language.
+// conformance: this repository's own texts and knobs.
+export type Level = "core" | "conformance";
+
+export interface ScenarioContext {
+  // A fresh directory for this run (a realpath, so `cwd:` lines compare equal), holding one file.
+  dir: string;
+  file: string;
+}
+
+export interface Observed {
+  trace: TraceEntry[];
+  stdout: string;
+  stdoutLines: string[];
+  stderr: string;
+  exitCode: number | null;
+  requests: RecordedRequest[];
+  context: ScenarioContext;
+}
+
+export interface Judgement {
+  // What went wrong, in a learner's words; shown only when check() returns false.
+  message: string;
+  // A docs link such as "docs/day-2.md#stop-reasons".
+  docs: string;
+  check: (observed: Observed) => boolean;
+}
+
+export interface Scenario {
+  id: string;
+  title: string;
+  level: Level;
+  // CLI arguments, the prompt last.
+  args: string[] | ((context: ScenarioContext) => string[]);
+  stdin?: string;
+  env?: Record<string, string | undefined>;
+  // Without a server the CLI's ANTHROPIC_BASE_URL points at a dead loopback port.
+  server?: { flavour?: "anthropic" | "deepseek"; key?: string; steps: Step[] };
+  judgements: Judgement[];
+}
+
+export interface Contract {
+  stage: string;
+  title: string;
+  scenarios: Scenario[];
+}
+
+export interface RunContractOptions {
+  command: string | string[];
+  cwd?: string;
+  timeoutMs?: number;
+  only?: string[];
+  levels?: Level[];
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  level: Level;
+  passed: boolean;
+  failures: { message: string; docs: string }[];
+  // The fake server's 400 text, when the CLI sent something the real service would reject.
+  serverText?: string;
+  timedOut: boolean;
+  run: CliRun;
+  requests: RecordedRequest[];
+}
+
+export interface ContractResult {
+  stage: string;
+  // Every core scenario that ran passed.
+  passed: boolean;
+  // Every scenario that ran passed, conformance included.
+  strictPassed: boolean;
+  scenarios: ScenarioResult[];
+}
+
+const DEAD_URL = "http://127.0.0.1:9";
+const DUMMY_TOKEN = "sk-agent-code-test-token";
+
+export async function runContract(
+  stage: string | Contract,
+  options: RunContractOptions,
+): Promise<ContractResult> {
+  const contract = typeof stage === "string" ? findContract(stage) : stage;
+  if (contract === undefined) throw new Error(`no contract for stage: ${String(stage)}`);
+  const scenarios = contract.scenarios.filter(
+    (scenario) =>
+      (options.only === undefined || options.only.includes(scenario.id)) &&
+      (options.levels === undefined || options.levels.includes(scenario.level)),
+  );
+  const results: ScenarioResult[] = [];
+  for (const scenario of scenarios) results.push(await runScenario(scenario, options));
+  const core = results.filter((result) => result.level === "core");
+  return {
+    stage: contract.stage,
+    passed: core.every((result) => result.passed),
+    strictPassed: results.every((result) => result.passed),
+    scenarios: results,
+  };
+}
+
+export async function runScenario(
+  scenario: Scenario,
+  options: RunContractOptions,
+): Promise<ScenarioResult> {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-code-scenario-")));
+  const context = { dir, file: join(dir, "not-a-directory.txt") };
+  writeFileSync(context.file, "agent-code contract scenario\n");
+  const server = scenario.server
+    ? await startFakeServer({
+        flavour: scenario.server.flavour,
+        key: scenario.server.key,
+        script: scenario.server.steps,
+      })
+    : undefined;
+  try {
+    const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
+    const run = await runCli(options.command, args, {
+      cwd: options.cwd,
+      stdin: scenario.stdin,
+      timeoutMs: options.timeoutMs,
+      env: {
+        ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
+        ANTHROPIC_AUTH_TOKEN: DUMMY_TOKEN,
+        ...scenario.env,
+      },
+    });
+    const requests = server?.requests() ?? [];
+    const observed: Observed = {
+      trace: run.trace,
+      stdout: run.stdout,
+      stdoutLines: run.stdoutLines,
+      stderr: run.stderr,
+      exitCode: run.exitCode,
+      requests,
+      context,
+    };
+    const failures = run.timedOut
+      ? [{ message: "the run did not finish in time and was stopped", docs: "" }]
+      : scenario.judgements
+          .filter((judgement) => !safeCheck(judgement, observed))
+          .map(({ message, docs }) => ({ message, docs }));
+    const rejected = requests.find((request) => !request.verdict.accepted);
+    return {
+      id: scenario.id,
+      title: scenario.title,
+      level: scenario.level,
+      passed: failures.length === 0,
+      failures,
+      ...(rejected && !rejected.verdict.accepted ? { serverText: rejected.verdict.message } : {}),
+      timedOut: run.timedOut,
+      run,
+      requests,
+    };
+  } finally {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// A judgement that throws (say, on output of an unexpected shape) is a failed judgement.
+function safeCheck(judgement: Judgement, observed: Observed): boolean {
+  try {
+    return judgement.check(observed);
+  } catch {
+    return false;
+  }
+}

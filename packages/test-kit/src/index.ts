@@ -1,0 +1,53 @@
+// The test-kit's public entry: everything a stage's tests or the learner checker import.
+export { contracts, findContract } from "../contracts/index.ts";
+export {
+  type Block,
+  reply,
+  resetIds,
+  type ScriptedResponse,
+  text,
+  thinking,
+  toolUse,
+} from "./builders.ts";
+export {
+  type Contract,
+  type ContractResult,
+  type Level,
+  type Observed,
+  runContract,
+  runScenario,
+  type Scenario,
+  type ScenarioResult,
+} from "./contract.ts";
+export { type CliRun, type RunCliOptions, runCli, splitCommand } from "./run-cli.ts";
+export {
+  type RecordedTool,
+  ScriptedProvider,
+  type ScriptedRequest,
+  type ScriptedStep,
+} from "./scripted-provider.ts";
+export {
+  errorEnvelope,
+  type FakeServer,
+  type FakeServerOptions,
+  type Flavour,
+  type RecordedRequest,
+  type Rejection,
+  type Step,
+  startFakeServer,
+  type ValidationContext,
+  type Verdict,
+} from "./server.ts";
+export {
+  type ErrorStep,
+  type FaultName,
+  type FaultStep,
+  parseSteps,
+  type ReplyBlock,
+  type ReplyMessage,
+  type ReplyStep,
+  type StepResult,
+} from "./server-steps.ts";
+export { signThinking, verifyThinking } from "./signature.ts";
+export { parseArguments, parsePythonLiteral, parseTrace, type TraceEntry } from "./trace.ts";
+export { type ValidateOptions, type Violation, validateRequest } from "./validator.ts";

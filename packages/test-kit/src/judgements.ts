@@ -1,0 +1,81 @@
+// Small predicates the stage contracts share. Each returns a Judgement: a check plus the message a
+// learner sees when it fails and the docs section that explains it.
+import type { Judgement, Observed } from "./contract.ts";
+import { parseTrace, type TraceEntry } from "./trace.ts";
+
+export function judge(
+  docs: string,
+  message: string,
+  check: (observed: Observed) => boolean,
+): Judgement {
+  return { docs, message, check };
+}
+
+export function toolCalls(observed: Observed): Extract<TraceEntry, { kind: "tool_call" }>[] {
+  return observed.trace.filter((entry) => entry.kind === "tool_call");
+}
+
+// A REPL prints one trace per line of input, so its tool calls are read line by line from stdout
+// (the parsed trace would fold everything after the first `final:` into that final text).
+export function replToolArguments(observed: Observed): unknown[] {
+  return observed.stdoutLines
+    .filter((line) => line.startsWith("tool_call: "))
+    .flatMap((line) => parseTrace(line))
+    .map((entry) => (entry.kind === "tool_call" ? entry.arguments : undefined));
+}
+
+export function observations(observed: Observed): string[] {
+  return observed.trace.flatMap((entry) => (entry.kind === "observation" ? [entry.text] : []));
+}
+
+export function finalText(observed: Observed): string | undefined {
+  const last = observed.trace.at(-1);
+  return last?.kind === "final" ? last.text : undefined;
+}
+
+// Deep equality of parsed JSON values, so {"text":"hi"} and {'text': 'hi'} compare equal.
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keysA = Object.keys(a);
+  const keysB = Object.keys(b);
+  return (
+    keysA.length === keysB.length &&
+    keysA.every((key) =>
+      sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]),
+    )
+  );
+}
+
+export function stderrLines(observed: Observed): string[] {
+  return observed.stderr.split("\n").filter((line) => line.trim() !== "");
+}
+
+// One `error: …` line and nothing else: no stack trace for a user's mistake.
+export function oneErrorLine(docs: string): Judgement {
+  return judge(
+    docs,
+    "stderr should hold exactly one line starting with `error: ` (no stack trace)",
+    (observed) => {
+      const lines = stderrLines(observed);
+      return lines.length === 1 && lines[0]?.startsWith("error: ") === true;
+    },
+  );
+}
+
+export function exitCode(docs: string, code: number, why: string): Judgement {
+  return judge(
+    docs,
+    `exit code should be ${code} (${why})`,
+    (observed) => observed.exitCode === code,
+  );
+}
+
+export function nonZeroExit(docs: string, why: string): Judgement {
+  return judge(
+    docs,
+    `exit code should be non-zero (${why})`,
+    (observed) => observed.exitCode !== null && observed.exitCode !== 0,
+  );
+}

@@ -1,0 +1,128 @@
+// Spawns a CLI the way a user would, but sealed: no credentials, proxies or agent-code settings of
+// the caller leak in, and a timeout kills the whole process group (a `uv run` or `pnpm` wrapper
+// and the program under it).
+import { spawn } from "node:child_process";
+import { parseTrace, type TraceEntry } from "./trace.ts";
+
+export interface RunCliOptions {
+  // A variable set to undefined is removed from the child's environment.
+  env?: Record<string, string | undefined>;
+  stdin?: string;
+  timeoutMs?: number;
+  cwd?: string;
+}
+
+export interface CliRun {
+  command: string[];
+  stdout: string;
+  stdoutLines: string[];
+  stderr: string;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  durationMs: number;
+  timedOut: boolean;
+  trace: TraceEntry[];
+  // Set when the command could not be started at all (no such program, not executable).
+  spawnError?: string;
+}
+
+const LEAKY = [/^ANTHROPIC_/, /^AGENT_CODE_/, /_PROXY$/i, /API_KEY$/i, /AUTH_TOKEN$/i];
+
+export async function runCli(
+  command: string | string[],
+  args: string[],
+  options: RunCliOptions = {},
+): Promise<CliRun> {
+  const argv = [...(typeof command === "string" ? splitCommand(command) : command), ...args];
+  const [program, ...rest] = argv;
+  if (program === undefined) throw new Error("runCli: empty command");
+  const started = performance.now();
+  const child = spawn(program, rest, {
+    cwd: options.cwd,
+    env: childEnv(options.env ?? {}),
+    detached: true,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+
+  let stdout = "";
+  let stderr = "";
+  let timedOut = false;
+  let spawnError: string | undefined;
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr += chunk;
+  });
+  // A child that exits without reading its input must not crash us with EPIPE.
+  child.stdin.on("error", () => {});
+  child.stdin.end(options.stdin ?? "");
+
+  const timer = setTimeout(() => {
+    timedOut = true;
+    killGroup(child.pid);
+  }, options.timeoutMs ?? 30_000);
+
+  const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
+    (resolve) => {
+      child.on("error", (error) => {
+        spawnError = error.message;
+        resolve([null, null]);
+      });
+      child.on("close", (code, sig) => resolve([code, sig]));
+    },
+  );
+  clearTimeout(timer);
+  // Anything the program left behind in its group goes with it.
+  killGroup(child.pid);
+
+  return {
+    command: argv,
+    stdout,
+    stdoutLines: stdout.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n"),
+    stderr,
+    exitCode,
+    signal,
+    durationMs: performance.now() - started,
+    timedOut,
+    trace: parseTrace(stdout),
+    ...(spawnError === undefined ? {} : { spawnError }),
+  };
+}
+
+function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!LEAKY.some((pattern) => pattern.test(name))) env[name] = value;
+  }
+  Object.assign(env, {
+    NO_PROXY: "127.0.0.1,localhost",
+    no_proxy: "127.0.0.1,localhost",
+    NO_COLOR: "1",
+    TZ: "UTC",
+  });
+  for (const [name, value] of Object.entries(overrides)) {
+    if (value === undefined) delete env[name];
+    else env[name] = value;
+  }
+  return env;
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, "SIGKILL");
+  } catch {
+    // The group is already gone.
+  }
+}
+
+// "uv run agent-code" -> ["uv", "run", "agent-code"]; quotes group words, as in a shell.
+export function splitCommand(command: string): string[] {
+  const words: string[] = [];
+  const pattern = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
+  for (const match of command.matchAll(pattern)) {
+    words.push(match[1]?.replace(/\\(.)/g, "$1") ?? match[2] ?? match[3] ?? "");
+  }
+  return words;
+}

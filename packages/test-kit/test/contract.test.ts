@@ -1,0 +1,136 @@
+// A contract that cannot fail is no contract: deliberately wrong CLIs, a few lines of JavaScript
+// each, must be judged failing with the message a learner would need.
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, test } from "vitest";
+import { contracts } from "../contracts/index.ts";
+import { headingAnchors } from "../src/anchors.ts";
+import { runContract } from "../src/contract.ts";
+
+const dir = mkdtempSync(join(tmpdir(), "wrong-cli-"));
+
+function fakeCli(name: string, body: string): string[] {
+  const file = join(dir, `${name}.mjs`);
+  writeFileSync(file, body);
+  return ["node", file];
+}
+
+// Prints a day-1 run; each wrong CLI below changes one thing about it.
+function echoCli(options: { callText?: string; exitCode?: number } = {}): string {
+  return `
+const prompt = process.argv.slice(2).join(" ");
+const text = ${JSON.stringify(options.callText ?? "hi")};
+console.log("Agent Code");
+console.log("cwd: " + process.cwd());
+console.log("");
+console.log('tool_call: echo {"text":"' + text + '"}');
+console.log("observation: " + text);
+console.log("final: echo tool returned: " + text);
+process.exitCode = ${options.exitCode ?? 0};
+`;
+}
+
+test("a CLI with the right trace passes the core scenario", async () => {
+  const result = await runContract("day-1", {
+    command: fakeCli("right", echoCli()),
+    only: ["echo-round-trip"],
+  });
+  expect(result.passed).toBe(true);
+  expect(result.scenarios.map((scenario) => [scenario.id, scenario.passed])).toEqual([
+    ["echo-round-trip", true],
+  ]);
+}, 30_000);
+
+test("a wrong trace fails with the judgement's message and docs link", async () => {
+  const result = await runContract("day-1", {
+    command: fakeCli("wrong-trace", echoCli({ callText: "bye" })),
+    only: ["echo-round-trip"],
+  });
+  expect(result.passed).toBe(false);
+  expect(result.scenarios[0]?.failures).toEqual([
+    {
+      message: 'expected exactly one `tool_call: echo {"text": "hi"}` line',
+      docs: "docs/day-1.md#v3-tools-and-the-loop",
+    },
+    {
+      message: "expected `observation: hi` after the tool call",
+      docs: "docs/day-1.md#v3-tools-and-the-loop",
+    },
+    {
+      message: "the last trace line should be `final: …` and mention `hi`",
+      docs: "docs/day-1.md#v3-tools-and-the-loop",
+    },
+  ]);
+}, 30_000);
+
+test("a wrong exit code fails, and only that judgement", async () => {
+  const result = await runContract("day-1", {
+    command: fakeCli("wrong-exit", echoCli({ exitCode: 3 })),
+    only: ["echo-round-trip"],
+  });
+  expect(result.scenarios[0]?.failures.map((failure) => failure.message)).toEqual([
+    "exit code should be 0 (a finished run exits 0)",
+  ]);
+}, 30_000);
+
+test("a CLI that hangs is stopped and judged as timed out", async () => {
+  const result = await runContract("day-1", {
+    command: fakeCli("hangs", "setInterval(() => {}, 1000);"),
+    only: ["echo-round-trip"],
+    timeoutMs: 1000,
+  });
+  expect(result.scenarios[0]).toMatchObject({
+    passed: false,
+    timedOut: true,
+    failures: [{ message: "the run did not finish in time and was stopped" }],
+  });
+}, 30_000);
+
+test("core decides `passed`; a conformance miss only clears `strictPassed`", async () => {
+  const result = await runContract("day-1", {
+    command: fakeCli("loose", echoCli().replace('"Agent Code"', '"agent-code v0"')),
+    only: ["echo-round-trip", "exact-output"],
+  });
+  expect(
+    result.scenarios.map((scenario) => [scenario.id, scenario.level, scenario.passed]),
+  ).toEqual([
+    ["echo-round-trip", "core", true],
+    ["exact-output", "conformance", false],
+  ]);
+  expect(result.passed).toBe(true);
+  expect(result.strictPassed).toBe(false);
+}, 30_000);
+
+test("levels filters scenarios, and an unknown stage is an error", async () => {
+  const result = await runContract("day-1", {
+    command: fakeCli("levels", echoCli()),
+    levels: ["conformance"],
+    only: ["echo-round-trip", "exact-output"],
+  });
+  expect(result.scenarios.map((scenario) => scenario.id)).toEqual(["exact-output"]);
+  await expect(runContract("day-99", { command: ["node"] })).rejects.toThrow(
+    "no contract for stage: day-99",
+  );
+}, 30_000);
+
+test("every docs link in every contract names an existing heading", () => {
+  const docs = fileURLToPath(new URL("../../../docs/", import.meta.url));
+  const anchors = new Map(
+    readdirSync(docs)
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => [`docs/${name}`, headingAnchors(readFileSync(join(docs, name), "utf8"))]),
+  );
+  const links = contracts.flatMap((contract) =>
+    contract.scenarios.flatMap((scenario) =>
+      scenario.judgements.map((judgement) => `${contract.stage}/${scenario.id}: ${judgement.docs}`),
+    ),
+  );
+  expect(links.length).toBeGreaterThan(0);
+  const broken = links.filter((link) => {
+    const [page, anchor] = (link.split(": ")[1] ?? "").split("#");
+    return anchor === undefined || !anchors.get(page ?? "")?.has(anchor);
+  });
+  expect(broken).toEqual([]);
+});

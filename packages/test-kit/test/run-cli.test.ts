@@ -1,0 +1,107 @@
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import { runCli, splitCommand } from "../src/run-cli.ts";
+
+const printEnv = ["node", "-e", "console.log(JSON.stringify(process.env))"];
+const saved = { ...process.env };
+
+afterEach(() => {
+  for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+  Object.assign(process.env, saved);
+});
+
+test("the caller's credentials, proxies and agent-code settings do not reach the child", async () => {
+  process.env.ANTHROPIC_API_KEY = "sk-canary-api-key";
+  process.env.ANTHROPIC_AUTH_TOKEN = "sk-canary-auth-token";
+  process.env.ANTHROPIC_BASE_URL = "https://example.invalid";
+  process.env.AGENT_CODE_MAX_RETRIES = "9";
+  process.env.HTTPS_PROXY = "http://proxy.invalid:3128";
+  process.env.DEEPSEEK_API_KEY = "sk-canary-deepseek";
+  const run = await runCli(printEnv, []);
+  expect(run.stdout).not.toContain("canary");
+  const env = JSON.parse(run.stdout) as Record<string, string>;
+  for (const name of [
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_AUTH_TOKEN",
+    "ANTHROPIC_BASE_URL",
+    "AGENT_CODE_MAX_RETRIES",
+    "HTTPS_PROXY",
+    "DEEPSEEK_API_KEY",
+  ]) {
+    expect(env[name], name).toBeUndefined();
+  }
+  expect(env).toMatchObject({ NO_PROXY: "127.0.0.1,localhost", NO_COLOR: "1", TZ: "UTC" });
+});
+
+test("given variables are set, and a variable given as undefined stays removed", async () => {
+  process.env.KEEP_ME = "from-caller";
+  const run = await runCli(printEnv, [], {
+    env: { ANTHROPIC_AUTH_TOKEN: "given", KEEP_ME: undefined, TZ: "Asia/Shanghai" },
+  });
+  const env = JSON.parse(run.stdout) as Record<string, string>;
+  expect(env.ANTHROPIC_AUTH_TOKEN).toBe("given");
+  expect(env.KEEP_ME).toBeUndefined();
+  expect(env.TZ).toBe("Asia/Shanghai");
+});
+
+test("stdin, stdout lines, stderr, exit code and the parsed trace come back", async () => {
+  const script =
+    'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>{console.log("final: "+s.trim());console.error("oops");process.exitCode=3})';
+  const run = await runCli(["node", "-e", script], [], { stdin: "two\nlines\n" });
+  expect(run.stdoutLines).toEqual(["final: two", "lines"]);
+  expect(run.trace).toEqual([{ kind: "final", text: "two\nlines" }]);
+  expect(run.stderr).toBe("oops\n");
+  expect(run.exitCode).toBe(3);
+  expect(run.timedOut).toBe(false);
+});
+
+test("a timeout kills the child and its grandchild", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "run-cli-"));
+  const pidFile = join(dir, "grandchild.pid");
+  const parent = join(dir, "parent.mjs");
+  writeFileSync(
+    parent,
+    `import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+const grandchild = spawn(process.execPath, ["-e", "setInterval(() => {}, 1000)"], { stdio: "ignore" });
+writeFileSync(${JSON.stringify(pidFile)}, String(grandchild.pid));
+setInterval(() => {}, 1000);
+`,
+  );
+  const run = await runCli(["node", parent], [], { timeoutMs: 1500 });
+  expect(run.timedOut).toBe(true);
+  expect(run.exitCode).toBeNull();
+  expect(run.signal).toBe("SIGKILL");
+  const pid = Number(readFileSync(pidFile, "utf8"));
+  await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
+}, 30_000);
+
+test("a program that does not exist is reported, not thrown", async () => {
+  const run = await runCli(["agent-code-no-such-program"], []);
+  expect(run.spawnError).toMatch(/ENOENT/);
+  expect(run.exitCode).toBeNull();
+});
+
+test("splitCommand splits like a shell does for simple commands", () => {
+  expect(splitCommand("uv run agent-code")).toEqual(["uv", "run", "agent-code"]);
+  expect(splitCommand(`python3 -m "agent code" 'x y'`)).toEqual([
+    "python3",
+    "-m",
+    "agent code",
+    "x y",
+  ]);
+});
+
+// A killed process that nobody has reaped yet is a zombie: it no longer runs.
+function isRunning(pid: number): boolean {
+  const status = `/proc/${pid}/status`;
+  if (existsSync(status)) return !/^State:\s+Z/m.test(readFileSync(status, "utf8"));
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
