@@ -1,8 +1,9 @@
 // Every stage's contract, in course order.
 import type { Contract } from "../src/contract.ts";
 import { day1 } from "./day-1.ts";
+import { day2v1 } from "./day-2-v1.ts";
 
-export const contracts: Contract[] = [day1];
+export const contracts: Contract[] = [day1, day2v1];
 
 export function findContract(stage: string): Contract | undefined {
   return contracts.find((contract) => contract.stage === stage);

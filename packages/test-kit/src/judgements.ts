@@ -79,3 +79,18 @@ export function nonZeroExit(docs: string, why: string): Judgement {
     (observed) => observed.exitCode !== null && observed.exitCode !== 0,
   );
 }
+
+// The text of a wire message whatever its form: a string, or text blocks.
+export function messageText(message: unknown): string {
+  const content = (message as { content?: unknown })?.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((block) => block?.type === "text")
+    .map((block) => String(block.text))
+    .join("\n");
+}
+
+export function mentionsNoSecret(observed: Observed, secret: string): boolean {
+  return !observed.stdout.includes(secret) && !observed.stderr.includes(secret);
+}

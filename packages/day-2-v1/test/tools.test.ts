@@ -1,0 +1,28 @@
+import { expect, test } from "vitest";
+import { defaultTools, echo, ToolRegistry } from "../src/tools.ts";
+
+test("echo returns its text argument", () => {
+  expect(echo({ text: "hi" })).toBe("hi");
+  expect(echo({})).toBe("");
+});
+
+test("the registry runs a known tool and pairs the result with the call id", () => {
+  const result = defaultTools().run({ id: "call_1", name: "echo", arguments: { text: "hi" } });
+  expect(result).toEqual({ toolCallId: "call_1", content: "hi", isError: false });
+});
+
+test("an unknown tool becomes an error result that names the tools there are", () => {
+  const tools = new ToolRegistry();
+  tools.register({ name: "echo", description: "", run: echo });
+  tools.register({
+    name: "shout",
+    description: "",
+    run: (args) => String(args.text).toUpperCase(),
+  });
+  const result = tools.run({ id: "call_2", name: "read_file", arguments: {} });
+  expect(result).toEqual({
+    toolCallId: "call_2",
+    content: "unknown tool: read_file (available: echo, shout)",
+    isError: true,
+  });
+});
