@@ -32,10 +32,8 @@ export {
   type FakeServerOptions,
   type Flavour,
   type RecordedRequest,
-  type Rejection,
   type Step,
   startFakeServer,
-  type ValidationContext,
   type Verdict,
 } from "./server.ts";
 export {

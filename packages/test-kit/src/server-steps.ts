@@ -127,6 +127,18 @@ export function buildMessage(step: ReplyStep, requestBody: unknown, ids: IdSourc
   };
 }
 
+/**
+ * DeepSeek thinks before it calls tools (thinking mode is on unless a request turns it off), so a
+ * tool-use step without thinking gets a short one first; the server signs it, and a client must
+ * send it back (reference §6).
+ */
+export function thinkingFirst(step: ReplyStep): ReplyStep {
+  const names = step.content.flatMap((block) => (block.type === "tool_use" ? [block.name] : []));
+  if (names.length === 0 || step.content.some((block) => block.type === "thinking")) return step;
+  const thought = `To answer this I will call ${[...new Set(names)].join(", ")}.`;
+  return { ...step, content: [{ type: "thinking", thinking: thought }, ...step.content] };
+}
+
 function fillBlock(block: ReplyBlock, ids: IdSource): ReplyBlock {
   switch (block.type) {
     case "text":

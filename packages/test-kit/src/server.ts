@@ -1,12 +1,12 @@
 // A fake Messages API server on 127.0.0.1 that real clients (the official SDK included) cannot
-// tell from the real one: it answers scripted steps, records every request and injects faults.
+// tell from the real one: it rejects what the real service rejects, answers scripted steps,
+// records every request and injects faults.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { overloadedEvent, streamEvents } from "./server-sse.ts";
 import {
   buildMessage,
-  type ErrorStep,
   type FaultStep,
   type IdSource,
   parseStep,
@@ -14,7 +14,9 @@ import {
   type ReplyMessage,
   type ReplyStep,
   type StepResult,
+  thinkingFirst,
 } from "./server-steps.ts";
+import { deepSeekThinks, validateRequest } from "./validator.ts";
 
 export type Step = StepResult | ((request: RecordedRequest) => StepResult | Promise<StepResult>);
 
@@ -24,25 +26,10 @@ export type Verdict =
   | { accepted: true }
   | { accepted: false; status: number; message: string; location?: string };
 
-/** What a validator reports: the status and message of the error the service would send. */
-export interface Rejection {
-  status: number;
-  message: string;
-  type?: string;
-  location?: string;
-}
-
-export interface ValidationContext {
-  flavour: Flavour;
-  index: number;
-  path: string;
-  headers: Record<string, string>;
-}
-
 export interface RecordedRequest {
   /** 0-based position in `requests()`; the request number in messages is `index + 1`. */
   index: number;
-  /** The `request-id` header of the response, `req_<index + 1>`. */
+  /** `req_<index + 1>`: the response's `request-id` header (`x-ds-trace-id` for DeepSeek). */
   requestId: string;
   method: string;
   /** The path without the query string. */
@@ -62,9 +49,8 @@ export interface FakeServerOptions {
   /** When set, requests must carry it as `Authorization: Bearer <key>` or `x-api-key: <key>`. */
   key?: string;
   script?: Step[];
-  /** Judges each `POST /v1/messages` body; a violation is answered with its error, no step is used. */
-  // biome-ignore lint/suspicious/noExplicitAny: the validator receives the parsed body as sent.
-  validate?: (body: any, context: ValidationContext) => Rejection | null;
+  /** `false` lets requests that break the protocol rules through to the script; on by default. */
+  validate?: boolean;
 }
 
 export interface FakeServer {
@@ -76,6 +62,21 @@ export interface FakeServer {
   /** Forgets the script, the recorded requests and the id counters. */
   reset(): void;
   close(): Promise<void>;
+}
+
+// What the server answers instead of a step: the route, the credentials or the body is wrong.
+interface Rejection {
+  status: number;
+  type: string;
+  message: string;
+  location?: string;
+}
+
+// A response about to be sent: the flavour decides the error envelope and the id header.
+interface Outgoing {
+  res: ServerResponse;
+  flavour: Flavour;
+  requestId: string;
 }
 
 interface ServerState {
@@ -106,8 +107,16 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   };
   const server = createServer((req, res) => {
     handle(req, res, state).catch((error: unknown) => {
-      if (res.headersSent) res.destroy();
-      else sendError(res, 500, "api_error", `fake server bug: ${String(error)}`, "req_error");
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const out = { res, flavour: state.flavour, requestId: "req_error" };
+      sendError(out, {
+        status: 500,
+        type: "api_error",
+        message: `fake server bug: ${String(error)}`,
+      });
     });
   });
   await new Promise<void>((resolve, reject) => {
@@ -136,9 +145,16 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   };
 }
 
-/** The body of an Anthropic error response: every error response the server sends is built here. */
-export function errorEnvelope(type: string, message: string, requestId: string): object {
-  return { type: "error", error: { type, message }, request_id: requestId };
+/** The body of an error response, in the flavour's envelope: every error body is built here. */
+export function errorEnvelope(
+  type: string,
+  message: string,
+  options: { requestId: string; flavour?: Flavour },
+): object {
+  // DeepSeek's OpenAI-style envelope has no top-level type and no request id (reference §6);
+  // `code` repeats `type`, as in the one verified body.
+  if (options.flavour === "deepseek") return { error: { message, type, param: null, code: type } };
+  return { type: "error", error: { type, message }, request_id: options.requestId };
 }
 
 async function handle(
@@ -162,21 +178,17 @@ async function handle(
     verdict: { accepted: true },
   };
   state.records.push(record);
+  const out: Outgoing = { res, flavour: state.flavour, requestId: record.requestId };
   const rejection = judge(req, record, state);
   if (rejection) {
+    const { status, message, location } = rejection;
     record.verdict = {
       accepted: false,
-      status: rejection.status,
-      message: rejection.message,
-      ...(rejection.location === undefined ? {} : { location: rejection.location }),
+      status,
+      message,
+      ...(location === undefined ? {} : { location }),
     };
-    return sendError(
-      res,
-      rejection.status,
-      rejection.type ?? "invalid_request_error",
-      rejection.message,
-      record.requestId,
-    );
+    return sendError(out, rejection);
   }
 
   const step = await nextStep(record, state);
@@ -188,9 +200,9 @@ async function handle(
     }
   }
   if (res.destroyed) return;
-  if ("error" in step) return sendStepError(res, step, record.requestId);
-  if ("fault" in step) return sendFault(res, step, record, state);
-  return sendReply(res, step, record, state);
+  if ("error" in step) return sendError(out, step.error);
+  if ("fault" in step) return sendFault(out, step, record, state);
+  return sendReply(out, step, record, state);
 }
 
 // In the order the real service checks: route, credentials, body.
@@ -212,14 +224,9 @@ function judge(
       message: "the request body is not valid JSON",
     };
   }
-  const { validate } = state.options;
-  if (!validate) return null;
-  return validate(record.body, {
-    flavour: state.flavour,
-    index: record.index,
-    path: record.path,
-    headers: record.headers,
-  });
+  if (state.options.validate === false) return null;
+  const violation = validateRequest(record.body, { flavour: state.flavour });
+  return violation && { ...violation, type: "invalid_request_error" };
 }
 
 // The SDK sends every credential as a Bearer token; older clients send x-api-key. With neither,
@@ -267,33 +274,25 @@ async function nextStep(record: RecordedRequest, state: ServerState): Promise<St
 }
 
 function sendReply(
-  res: ServerResponse,
+  out: Outgoing,
   step: ReplyStep,
   record: RecordedRequest,
   state: ServerState,
 ): void {
-  const message = buildMessage(step, record.body, idSource(state));
-  if (record.body?.stream === true) {
-    sendEvents(res, streamEvents(message).join(""), record.requestId);
-  } else {
-    sendJson(res, 200, message, record.requestId);
-  }
-}
-
-function sendStepError(res: ServerResponse, step: ErrorStep, requestId: string): void {
-  const { status, type, message, headers } = step.error;
-  sendError(res, status, type, message, requestId, headers);
+  const thinks = state.flavour === "deepseek" && deepSeekThinks(record.body);
+  const message = buildMessage(thinks ? thinkingFirst(step) : step, record.body, idSource(state));
+  if (record.body?.stream === true) sendEvents(out, streamEvents(message).join(""));
+  else sendJson(out, 200, message);
 }
 
 function sendFault(
-  res: ServerResponse,
+  out: Outgoing,
   step: FaultStep,
   record: RecordedRequest,
   state: ServerState,
 ): void {
-  const { requestId } = record;
   if (step.fault === "drop") {
-    res.socket?.destroy();
+    out.res.socket?.destroy();
     return;
   }
   const message = faultMessage(record, state);
@@ -301,22 +300,22 @@ function sendFault(
   const streaming = record.body?.stream === true;
   switch (step.fault) {
     case "malformed":
-      sendRaw(res, 200, "application/json", json.slice(0, json.length / 2), requestId);
+      sendRaw(out, 200, "application/json", json.slice(0, json.length / 2));
       break;
     case "wrong-content-type": {
       const body = streaming ? streamEvents(message).join("") : json;
-      sendRaw(res, 200, "text/plain; charset=utf-8", body, requestId);
+      sendRaw(out, 200, "text/plain; charset=utf-8", body);
       break;
     }
     case "stream-error":
-      if (streaming) sendEvents(res, firstEvents(message) + overloadedEvent(), requestId);
+      if (streaming) sendEvents(out, firstEvents(message) + overloadedEvent());
       // Before the 200 has gone out, an overload is an ordinary 529.
-      else sendError(res, 529, "overloaded_error", "Overloaded", requestId);
+      else sendError(out, { status: 529, type: "overloaded_error", message: "Overloaded" });
       break;
     case "stream-cut":
       // A clean end of the response, but before message_delta and message_stop.
-      if (streaming) sendEvents(res, firstEvents(message), requestId);
-      else cutJson(res, json, requestId);
+      if (streaming) sendEvents(out, firstEvents(message));
+      else cutJson(out, json);
       break;
   }
 }
@@ -335,13 +334,13 @@ function firstEvents(message: ReplyMessage): string {
 }
 
 // The connection dies halfway through a JSON body whose content-length promised more.
-function cutJson(res: ServerResponse, json: string, requestId: string): void {
-  res.writeHead(200, {
+function cutJson(out: Outgoing, json: string): void {
+  out.res.writeHead(200, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(json),
-    "request-id": requestId,
+    ...idHeader(out),
   });
-  res.write(json.slice(0, json.length / 2), () => res.socket?.destroy());
+  out.res.write(json.slice(0, json.length / 2), () => out.res.socket?.destroy());
 }
 
 function handleControl(
@@ -351,76 +350,74 @@ function handleControl(
   res: ServerResponse,
   state: ServerState,
 ): void {
-  const requestId = "req_control";
+  const out: Outgoing = { res, flavour: state.flavour, requestId: "req_control" };
   switch (`${method} ${path}`) {
     case "POST /_fake/script":
       try {
         state.queue = parseSteps(JSON.parse(raw));
-        sendJson(res, 200, { steps: state.queue.length }, requestId);
+        sendJson(out, 200, { steps: state.queue.length });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
-        sendError(res, 400, "invalid_request_error", message, requestId);
+        sendError(out, { status: 400, type: "invalid_request_error", message });
       }
       break;
     case "GET /_fake/requests":
-      sendJson(res, 200, state.records, requestId);
+      sendJson(out, 200, state.records);
       break;
     case "POST /_fake/reset":
       resetState(state);
-      sendJson(res, 200, { reset: true }, requestId);
+      sendJson(out, 200, { reset: true });
       break;
     default:
-      sendError(res, 404, "not_found_error", "Not Found", requestId);
+      sendError(out, { status: 404, type: "not_found_error", message: "Not Found" });
   }
 }
 
 function sendError(
-  res: ServerResponse,
-  status: number,
-  type: string,
-  message: string,
-  requestId: string,
-  headers: Record<string, string> = {},
+  out: Outgoing,
+  error: { status: number; type: string; message: string; headers?: Record<string, string> },
 ): void {
+  const { status, type, message, headers } = error;
   // Like the real service, a 4xx the client cannot fix by waiting says so, and the SDK obeys.
   const noRetry =
     status < 500 && ![408, 409, 429].includes(status) ? { "x-should-retry": "false" } : {};
-  const body = JSON.stringify(errorEnvelope(type, message, requestId));
-  res.writeHead(status, {
+  const envelope = errorEnvelope(type, message, out);
+  out.res.writeHead(status, {
     "content-type": "application/json",
-    "request-id": requestId,
+    ...idHeader(out),
     ...noRetry,
     ...headers,
   });
-  res.end(body);
+  out.res.end(JSON.stringify(envelope));
 }
 
-function sendJson(res: ServerResponse, status: number, value: unknown, requestId: string): void {
-  sendRaw(res, status, "application/json", JSON.stringify(value), requestId);
+function sendJson(out: Outgoing, status: number, value: unknown): void {
+  sendRaw(out, status, "application/json", JSON.stringify(value));
 }
 
-function sendRaw(
-  res: ServerResponse,
-  status: number,
-  contentType: string,
-  body: string,
-  requestId: string,
-): void {
-  res.writeHead(status, {
+function sendRaw(out: Outgoing, status: number, contentType: string, body: string): void {
+  out.res.writeHead(status, {
     "content-type": contentType,
     "content-length": Buffer.byteLength(body),
-    "request-id": requestId,
+    ...idHeader(out),
   });
-  res.end(body);
+  out.res.end(body);
 }
 
-function sendEvents(res: ServerResponse, events: string, requestId: string): void {
-  res.writeHead(200, {
+function sendEvents(out: Outgoing, events: string): void {
+  out.res.writeHead(200, {
     "content-type": "text/event-stream; charset=utf-8",
     "cache-control": "no-cache",
-    "request-id": requestId,
+    ...idHeader(out),
   });
-  res.end(events);
+  out.res.end(events);
+}
+
+// Anthropic names every response with `request-id`, which the SDK reads as `requestID`. DeepSeek
+// sends no such header (the SDK's `requestID` is null), only a trace id of its own.
+function idHeader(out: Outgoing): Record<string, string> {
+  if (out.flavour === "deepseek") return { "x-ds-trace-id": out.requestId };
+  return { "request-id": out.requestId };
 }
 
 function idSource(state: ServerState): IdSource {

@@ -1,5 +1,5 @@
 // The protocol validator: checks one Messages API request body the way the real service does
-// (reference §3; DeepSeek §6) and returns the first violation, or null. RULES.md lists each rule.
+// (reference §3; DeepSeek §6) and returns the first violation, or null. The README lists each rule.
 import { verifyThinking } from "./signature.ts";
 
 export interface Violation {
@@ -37,7 +37,8 @@ interface Turn {
 }
 
 const ID_PATTERN = /^[a-zA-Z0-9_-]+$/;
-const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+// The service's current pattern, as public clients quote it (the docs still say {1,64}).
+const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
 const THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
 const DEEPSEEK_THINKING =
   "The `content[].thinking` in the thinking mode must be passed back to the API.";
@@ -60,8 +61,13 @@ export function validateRequest(body: unknown, options: ValidateOptions = {}): V
     checkUniqueToolUseIds(turns) ??
     // DeepSeek wants every result of a turn in the one user message right after it (§6).
     checkToolPairing(mergeTurns(messages, { keepUsersApart: deepseek })) ??
-    (deepseek ? checkDeepSeekThinking(turns, body.thinking) : checkThinking(turns, body.thinking))
+    (deepseek ? checkDeepSeekThinking(turns, body) : checkThinking(turns, body.thinking))
   );
+}
+
+/** Whether DeepSeek thinks on this request: unless it says `thinking: {type: "disabled"}` (§6). */
+export function deepSeekThinks(body: unknown): boolean {
+  return !(isRecord(body) && isRecord(body.thinking) && body.thinking.type === "disabled");
 }
 
 function violation(location: string | undefined, text: string): Violation {
@@ -195,12 +201,14 @@ function checkTools(value: unknown): Violation | null {
   if (value === undefined) return null;
   if (!Array.isArray(value)) return wrongType(value, "tools", "list");
   for (const [index, tool] of (value as unknown[]).entries()) {
-    const at = `tools.${index}`;
-    if (!isRecord(tool)) return wrongType(tool, at, "dictionary");
+    if (!isRecord(tool)) return wrongType(tool, `tools.${index}`, "dictionary");
+    // Server tools (`web_search_20250305`, `bash_20250124`…) are the service's own; like block
+    // types we do not model, they pass through.
+    if (tool.type !== undefined && tool.type !== "custom") continue;
+    // pydantic names the union member, `custom` also when `type` is absent, as quoted texts show.
+    const at = `tools.${index}.custom`;
     if (typeof tool.name !== "string") return wrongType(tool.name, `${at}.name`, "string");
     if (!TOOL_NAME_PATTERN.test(tool.name)) return mismatch(`${at}.name`, TOOL_NAME_PATTERN);
-    // Server tools (`web_search_20250305`, `bash_20250124`…) name a versioned type, no schema.
-    if (tool.type !== undefined && tool.type !== "custom") continue;
     const schema = tool.input_schema;
     if (!isRecord(schema)) return wrongType(schema, `${at}.input_schema`, "dictionary");
     if (schema.type === undefined) return violation(`${at}.input_schema.type`, "Field required");
@@ -332,9 +340,9 @@ function checkThinking(turns: Turn[], thinking: unknown): Violation | null {
 }
 
 // Replaces rules 13-16: DeepSeek answers those cases with its own text and ignores the thinking
-// of turns that made no tool call (§6). Thinking is on unless the request turns it off.
-function checkDeepSeekThinking(turns: Turn[], thinking: unknown): Violation | null {
-  if (isRecord(thinking) && thinking.type === "disabled") return null;
+// of turns that made no tool call (§6).
+function checkDeepSeekThinking(turns: Turn[], body: Record<string, unknown>): Violation | null {
+  if (!deepSeekThinks(body)) return null;
   for (const turn of turns) {
     if (turn.role !== "assistant" || toolUseIds(turn).length === 0) continue;
     const thoughts = turn.blocks.flatMap((block) => (block.type === "thinking" ? [block] : []));

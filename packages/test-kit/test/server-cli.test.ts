@@ -74,12 +74,27 @@ test("the command line serves a script file, the control API drives it, SIGTERM 
   const url = line.slice("listening on ".length);
   const client = new Anthropic({ baseURL: url, apiKey: "sk-cli", maxRetries: 0, timeout: 5000 });
 
+  // The deepseek flavour thinks before a tool call, names calls call_… and has its own envelope.
   const reply = await client.messages.create(PARAMS);
   expect(reply.content).toEqual([
+    {
+      type: "thinking",
+      thinking: "To answer this I will call echo.",
+      signature: expect.any(String),
+    },
     { type: "tool_use", id: "call_1", name: "echo", input: { text: "hi" } },
   ]);
   const wrongKey = new Anthropic({ baseURL: url, apiKey: "sk-nope", maxRetries: 0, timeout: 5000 });
-  await expect(wrongKey.messages.create(PARAMS)).rejects.toBeInstanceOf(AuthenticationError);
+  const denied = await wrongKey.messages.create(PARAMS).catch((error: unknown) => error);
+  expect(denied).toBeInstanceOf(AuthenticationError);
+  expect((denied as AuthenticationError).error).toEqual({
+    error: {
+      message: "Invalid bearer token",
+      type: "authentication_error",
+      param: null,
+      code: "authentication_error",
+    },
+  });
 
   const scripted = await fetch(`${url}/_fake/script`, {
     method: "POST",

@@ -212,53 +212,64 @@ describe("tool definitions", () => {
     return request([user("hi")], { tools: [tool] });
   }
 
-  test("rejects a tool name outside the pattern", () => {
+  test("rejects a tool name outside the pattern, 1 to 128 characters", () => {
     const schema = { type: "object", properties: {} };
+    const pattern = "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'";
     expectViolation(
       withTool({ name: "files.read", input_schema: schema }),
-      "tools.0.name",
-      "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+      "tools.0.custom.name",
+      pattern,
     );
     expectViolation(
-      withTool({ name: "a".repeat(65), input_schema: schema }),
-      "tools.0.name",
-      "tools.0.name: String should match pattern '^[a-zA-Z0-9_-]{1,64}$'",
+      withTool({ name: "a".repeat(129), input_schema: schema }),
+      "tools.0.custom.name",
+      pattern,
     );
+    expectViolation(withTool({ name: "", input_schema: schema }), "tools.0.custom.name", pattern);
     expectViolation(
       withTool({ input_schema: schema }),
-      "tools.0.name",
-      "tools.0.name: Field required",
+      "tools.0.custom.name",
+      "tools.0.custom.name: Field required",
     );
     expect(validateRequest(withTool({ name: "read_file-2", input_schema: schema }))).toBeNull();
+    expect(validateRequest(withTool({ name: "a".repeat(128), input_schema: schema }))).toBeNull();
   });
 
   test("rejects a tool without an object input_schema", () => {
     expectViolation(
       withTool({ name: "read_file" }),
-      "tools.0.input_schema",
-      "tools.0.input_schema: Field required",
+      "tools.0.custom.input_schema",
+      "tools.0.custom.input_schema: Field required",
     );
     expectViolation(
       withTool({ name: "read_file", input_schema: "object" }),
-      "tools.0.input_schema",
-      "tools.0.input_schema: Input should be a valid dictionary",
+      "tools.0.custom.input_schema",
+      "tools.0.custom.input_schema: Input should be a valid dictionary",
     );
     expectViolation(
       withTool({ name: "read_file", input_schema: { properties: {} } }),
-      "tools.0.input_schema.type",
-      "tools.0.input_schema.type: Field required",
+      "tools.0.custom.input_schema.type",
+      "tools.0.custom.input_schema.type: Field required",
     );
     expectViolation(
       withTool({ name: "read_file", input_schema: { type: "array" } }),
-      "tools.0.input_schema.type",
-      "tools.0.input_schema.type: Input should be 'object'",
+      "tools.0.custom.input_schema.type",
+      "tools.0.custom.input_schema.type: Input should be 'object'",
     );
     expect(
       validateRequest(withTool({ name: "read_file", input_schema: { type: "object" } })),
     ).toBeNull();
   });
 
-  test("accepts a server tool, which has no input_schema", () => {
+  test("checks a tool with type custom like one without a type", () => {
+    expectViolation(
+      withTool({ type: "custom", name: "read_file" }),
+      "tools.0.custom.input_schema",
+      "tools.0.custom.input_schema: Field required",
+    );
+  });
+
+  test("passes a server tool through: it has no input_schema and a name of its own", () => {
     expect(
       validateRequest(withTool({ type: "web_search_20250305", name: "web_search", max_uses: 3 })),
     ).toBeNull();
@@ -272,8 +283,21 @@ describe("tool definitions", () => {
           { name: "bash", input_schema: { type: "string" } },
         ],
       }),
-      "tools.1.input_schema.type",
-      "tools.1.input_schema.type: Input should be 'object'",
+      "tools.1.custom.input_schema.type",
+      "tools.1.custom.input_schema.type: Input should be 'object'",
+    );
+  });
+
+  test("rejects tools that are not a list of objects", () => {
+    expectViolation(
+      request([user("hi")], { tools: { name: "read_file" } }),
+      "tools",
+      "tools: Input should be a valid list",
+    );
+    expectViolation(
+      request([user("hi")], { tools: ["read_file"] }),
+      "tools.0",
+      "tools.0: Input should be a valid dictionary",
     );
   });
 });
