@@ -65,6 +65,8 @@ export interface AnthropicProviderOptions {
   baseURL?: string;
 }
 
+// Model names change: this is the one place to change the default.
+export const DEFAULT_MODEL = "deepseek-v4-flash";
 const DEFAULT_BASE_URL = "https://api.deepseek.com/anthropic";
 
 // A failure to reach or use the model, with a message already fit to show the user.
@@ -78,11 +80,7 @@ export class AnthropicProvider {
   readonly baseURL: string;
   #client: Anthropic;
 
-  constructor({
-    model = "deepseek-v4-flash",
-    maxTokens = 1024,
-    baseURL,
-  }: AnthropicProviderOptions = {}) {
+  constructor({ model = DEFAULT_MODEL, maxTokens = 1024, baseURL }: AnthropicProviderOptions = {}) {
     // DeepSeek's guide names ANTHROPIC_AUTH_TOKEN, Anthropic's ANTHROPIC_API_KEY: take either, and
     // hand it to the client ourselves so the SDK does not pick its own from the environment.
     const apiKey = process.env.ANTHROPIC_AUTH_TOKEN || process.env.ANTHROPIC_API_KEY;

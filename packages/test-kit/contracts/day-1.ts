@@ -141,8 +141,13 @@ export const day1: Contract = {
       stdin: "",
       judgements: [
         exitCode(REPL, 0, "end of input ends the REPL normally"),
-        judge(REPL, "only the header should be printed", (o) =>
-          sameJson(o.stdoutLines.slice(2), [""]),
+        judge(
+          REPL,
+          "only the header should be printed, ending in its blank line",
+          (o) =>
+            o.stdoutLines[0] === "Agent Code" &&
+            o.stdoutLines.at(-1) === "" &&
+            o.trace.length === 0,
         ),
         judge(REPL, "nothing should be written to stderr", (o) => o.stderr === ""),
       ],

@@ -2,8 +2,10 @@
 import type { Contract } from "../src/contract.ts";
 import { day1 } from "./day-1.ts";
 import { day2v1 } from "./day-2-v1.ts";
+import { day2v2 } from "./day-2-v2.ts";
+import { day2v3 } from "./day-2-v3.ts";
 
-export const contracts: Contract[] = [day1, day2v1];
+export const contracts: Contract[] = [day1, day2v1, day2v2, day2v3];
 
 export function findContract(stage: string): Contract | undefined {
   return contracts.find((contract) => contract.stage === stage);

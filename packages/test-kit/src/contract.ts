@@ -178,3 +178,26 @@ function safeCheck(judgement: Judgement, observed: Observed): boolean {
     return false;
   }
 }
+
+// A later stage keeps an earlier stage's scenarios; `args` go before each one's own (e.g.
+// `--provider mock` for day-1's REPL scenarios in a stage whose default provider needs a key).
+export function keepScenarios(
+  contract: Contract,
+  ids: string[],
+  options: { args?: string[] } = {},
+): Scenario[] {
+  return ids.map((id) => {
+    const scenario = contract.scenarios.find((candidate) => candidate.id === id);
+    if (scenario === undefined) throw new Error(`${contract.stage} has no scenario ${id}`);
+    const extra = options.args ?? [];
+    if (extra.length === 0) return scenario;
+    const { args } = scenario;
+    return {
+      ...scenario,
+      args:
+        typeof args === "function"
+          ? (context) => [...extra, ...args(context)]
+          : [...extra, ...args],
+    };
+  });
+}

@@ -82,7 +82,11 @@ export function nonZeroExit(docs: string, why: string): Judgement {
 
 // The text of a wire message whatever its form: a string, or text blocks.
 export function messageText(message: unknown): string {
-  const content = (message as { content?: unknown })?.content;
+  return contentText((message as { content?: unknown })?.content);
+}
+
+// The text of message or tool_result content: a string, or text blocks.
+export function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
@@ -93,4 +97,12 @@ export function messageText(message: unknown): string {
 
 export function mentionsNoSecret(observed: Observed, secret: string): boolean {
   return !observed.stdout.includes(secret) && !observed.stderr.includes(secret);
+}
+
+// The content of the tool_result blocks in a wire message, or [] when it holds none.
+export function toolResults(
+  message: unknown,
+): { tool_use_id?: string; is_error?: boolean; content?: unknown }[] {
+  const content = (message as { content?: unknown })?.content;
+  return Array.isArray(content) ? content.filter((block) => block?.type === "tool_result") : [];
 }

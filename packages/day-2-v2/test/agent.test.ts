@@ -1,0 +1,89 @@
+import { reply, ScriptedProvider, text, thinking, toolUse } from "@agent-code/test-kit";
+import { expect, test } from "vitest";
+import { runAgent } from "../src/agent.ts";
+import { MockProvider } from "../src/model.ts";
+import { defaultTools } from "../src/tools.ts";
+
+test("one echo round with the mock model: trace and final answer", async () => {
+  const result = await runAgent("echo hi using the echo tool", new MockProvider(), defaultTools());
+  expect(result.trace).toEqual([
+    'tool_call: echo {"text":"hi"}',
+    "observation: hi",
+    "final: echo tool returned: hi",
+  ]);
+  expect(result.final).toBe("echo tool returned: hi");
+});
+
+test("the tool result goes back as a tool_result block in the next user message", async () => {
+  const provider = new ScriptedProvider([
+    reply([toolUse("echo", { text: "hi" }, "toolu_1")]),
+    reply([text("done")]),
+  ]);
+  const result = await runAgent("echo hi", provider, defaultTools());
+  provider.assertDone();
+  expect(provider.requests[1]?.messages).toEqual([
+    { role: "user", content: "echo hi" },
+    { role: "assistant", content: [toolUse("echo", { text: "hi" }, "toolu_1")] },
+    {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "hi", is_error: false }],
+    },
+  ]);
+  expect(result.messages.at(-1)).toEqual({ role: "assistant", content: [text("done")] });
+});
+
+test("sends every tool_result of a turn in one user message, then asks the model once", async () => {
+  const provider = new ScriptedProvider([
+    reply([toolUse("echo", { text: "a" }, "toolu_a"), toolUse("system_date", {}, "toolu_b")]),
+    reply([text("both")]),
+  ]);
+  await runAgent("two tools", provider, defaultTools());
+  provider.assertDone();
+  const messages = provider.requests[1]?.messages ?? [];
+  expect(messages).toHaveLength(3);
+  expect(messages[2]).toMatchObject({
+    role: "user",
+    content: [
+      { type: "tool_result", tool_use_id: "toolu_a", content: "a", is_error: false },
+      { type: "tool_result", tool_use_id: "toolu_b", is_error: false },
+    ],
+  });
+});
+
+test("thinking blocks go back unchanged, signatures included", async () => {
+  const blocks = [thinking("The user wants the date."), toolUse("system_date", {}, "toolu_1")];
+  const provider = new ScriptedProvider([reply(blocks), reply([text("Today.")])]);
+  await runAgent("date?", provider, defaultTools());
+  expect(provider.requests[1]?.messages[1]).toEqual({ role: "assistant", content: blocks });
+});
+
+test("an unknown tool is an is_error result the model reads; the run goes on", async () => {
+  const provider = new ScriptedProvider([
+    reply([toolUse("read_file", { path: "x" }, "toolu_1")]),
+    reply([text("I cannot read files.")]),
+  ]);
+  const result = await runAgent("read x", provider, defaultTools());
+  expect(result.trace).toEqual([
+    'tool_call: read_file {"path":"x"}',
+    "observation: unknown tool: read_file (available: echo, system_date)",
+    "final: I cannot read files.",
+  ]);
+  expect(provider.requests[1]?.messages[2]).toEqual({
+    role: "user",
+    content: [
+      {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: "unknown tool: read_file (available: echo, system_date)",
+        is_error: true,
+      },
+    ],
+  });
+});
+
+test("the tools go to the model with their schemas", async () => {
+  const provider = new ScriptedProvider([reply([text("no tools needed")])]);
+  const result = await runAgent("hello", provider, defaultTools());
+  expect(result.trace).toEqual(["final: no tools needed"]);
+  expect(provider.requests[0]?.tools.map((tool) => tool.name)).toEqual(["echo", "system_date"]);
+});

@@ -1,0 +1,43 @@
+import { expect, test } from "vitest";
+import { defaultTools, echo, systemDate, ToolRegistry } from "../src/tools.ts";
+
+test("echo returns its text argument", () => {
+  expect(echo({ text: "hi" })).toBe("hi");
+  expect(echo({})).toBe("");
+});
+
+test("the registry runs a known tool and pairs the result with the call id", () => {
+  const result = defaultTools().run({ id: "call_1", name: "echo", arguments: { text: "hi" } });
+  expect(result).toEqual({ toolCallId: "call_1", content: "hi", isError: false });
+});
+
+test("an unknown tool becomes an error result that names the tools there are", () => {
+  const tools = new ToolRegistry();
+  tools.register({ name: "echo", description: "", run: echo });
+  tools.register({
+    name: "shout",
+    description: "",
+    run: (args) => String(args.text).toUpperCase(),
+  });
+  const result = tools.run({ id: "call_2", name: "read_file", arguments: {} });
+  expect(result).toEqual({
+    toolCallId: "call_2",
+    content: "unknown tool: read_file (available: echo, shout)",
+    isError: true,
+  });
+});
+
+test("system_date returns the local date, time and zone", () => {
+  expect(systemDate()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/);
+});
+
+test("list() gives every registered tool with its schema; system_date takes no arguments", () => {
+  const tools = defaultTools().list();
+  expect(tools.map((tool) => tool.name)).toEqual(["echo", "system_date"]);
+  expect(tools[0]?.parameters).toEqual({
+    type: "object",
+    properties: { text: { type: "string", description: "The text to repeat." } },
+    required: ["text"],
+  });
+  expect(tools[1]?.parameters).toBeUndefined();
+});

@@ -1,0 +1,238 @@
+// Day 2, v2: one round of tool use over the public protocol (DESIGN.md §3.3).
+import { type Contract, keepScenarios, type Observed } from "../src/contract.ts";
+import {
+  contentText,
+  exitCode,
+  finalText,
+  judge,
+  observations,
+  sameJson,
+  toolCalls,
+  toolResults,
+} from "../src/judgements.ts";
+import { day2v1 } from "./day-2-v1.ts";
+import { answerWithResults, DATE_PATTERN } from "./shared.ts";
+
+const V2 = "docs/day-2.md#v2-one-round-of-tool-use";
+const USER_MESSAGE = "docs/day-2.md#tool-results-go-in-a-user-message";
+const ONE_MESSAGE = "docs/day-2.md#every-result-of-a-turn-in-one-message";
+const THINKING = "docs/day-2.md#thinking-blocks-go-back-unchanged";
+
+const DATE_PROMPT = "What's today's date? Use the system_date tool.";
+
+// The blocks a tool-use reply holds, with ids fixed so judgements can name them.
+const DATE_CALL = { type: "tool_use", id: "toolu_date_1", name: "system_date", input: {} } as const;
+const ECHO_CALL = {
+  type: "tool_use",
+  id: "toolu_echo_1",
+  name: "echo",
+  input: { text: "hi" },
+} as const;
+
+function secondRequestMessages(o: Observed): unknown[] {
+  return o.requests[1]?.body?.messages ?? [];
+}
+
+export const day2v2: Contract = {
+  stage: "day-2-v2",
+  title: "Day 2 v2: one round of tool use",
+  scenarios: [
+    {
+      id: "system-date-round",
+      title: "the model asks for system_date, gets the result, and answers",
+      level: "core",
+      args: [DATE_PROMPT],
+      server: { steps: [{ content: [DATE_CALL] }, answerWithResults] },
+      judgements: [
+        exitCode(V2, 0, "a finished run exits 0"),
+        judge(
+          V2,
+          "expected `tool_call: system_date {}`",
+          (o) =>
+            toolCalls(o).length === 1 &&
+            toolCalls(o)[0]?.name === "system_date" &&
+            sameJson(toolCalls(o)[0]?.arguments, {}),
+        ),
+        judge(
+          V2,
+          "expected `observation: YYYY-MM-DD HH:MM:SS <zone>` from system_date",
+          (o) => observations(o).length === 1 && DATE_PATTERN.test(observations(o)[0] ?? ""),
+        ),
+        judge(V2, "the final answer should be the model's reply to the tool result", (o) =>
+          (finalText(o) ?? "").startsWith("The tools said: "),
+        ),
+        judge(
+          V2,
+          "the first request should offer the tools, each with an object input_schema",
+          (o) => {
+            const tools: { name?: string; input_schema?: { type?: string } }[] =
+              o.requests[0]?.body?.tools ?? [];
+            return (
+              tools.some((tool) => tool.name === "system_date") &&
+              tools.every((tool) => tool.input_schema?.type === "object")
+            );
+          },
+        ),
+        judge(
+          V2,
+          "expected exactly two requests: the question, then the tool result",
+          (o) => o.requests.length === 2,
+        ),
+        judge(
+          USER_MESSAGE,
+          "the second request should send the assistant turn back unchanged",
+          (o) => sameJson(secondRequestMessages(o)[1], { role: "assistant", content: [DATE_CALL] }),
+        ),
+        judge(
+          USER_MESSAGE,
+          "the tool result should be a tool_result block, with the call's id, in the next user message",
+          (o) => {
+            const message = secondRequestMessages(o)[2] as { role?: string } | undefined;
+            const results = toolResults(message);
+            return (
+              message?.role === "user" &&
+              results.length === 1 &&
+              results[0]?.tool_use_id === DATE_CALL.id &&
+              DATE_PATTERN.test(contentText(results[0]?.content))
+            );
+          },
+        ),
+      ],
+    },
+    {
+      id: "parallel-tool-calls",
+      title: "two tool_use blocks in one response: both results in ONE user message",
+      level: "core",
+      args: ["Tell me the date and echo hi. Use both tools."],
+      server: { steps: [{ content: [ECHO_CALL, DATE_CALL] }, answerWithResults] },
+      judgements: [
+        exitCode(ONE_MESSAGE, 0, "a finished run exits 0"),
+        judge(
+          ONE_MESSAGE,
+          "both tools should run: two tool_call lines, echo then system_date",
+          (o) =>
+            sameJson(
+              toolCalls(o).map((call) => call.name),
+              ["echo", "system_date"],
+            ),
+        ),
+        judge(
+          ONE_MESSAGE,
+          "run every call of the response, then ask the model once: expected exactly two requests",
+          (o) => o.requests.length === 2,
+        ),
+        judge(
+          ONE_MESSAGE,
+          "both tool_result blocks should sit in one user message right after the assistant turn",
+          (o) => {
+            const messages = secondRequestMessages(o);
+            const results = toolResults(messages[2]);
+            return (
+              messages.length === 3 &&
+              sameJson(
+                results.map((result) => result.tool_use_id).sort(),
+                [DATE_CALL.id, ECHO_CALL.id].sort(),
+              )
+            );
+          },
+        ),
+        judge(ONE_MESSAGE, "the tool_result blocks should come first in that user message", (o) => {
+          const content = (secondRequestMessages(o)[2] as { content?: { type?: string }[] })
+            ?.content;
+          return (
+            Array.isArray(content) &&
+            content[0]?.type === "tool_result" &&
+            content[1]?.type === "tool_result"
+          );
+        }),
+      ],
+    },
+    {
+      id: "deepseek-thinking",
+      title: "DeepSeek's thinking block goes back unchanged with the tool call",
+      level: "core",
+      args: [DATE_PROMPT],
+      server: {
+        flavour: "deepseek",
+        steps: [
+          { content: [{ type: "tool_use", name: "system_date", input: {} }] },
+          answerWithResults,
+        ],
+      },
+      judgements: [
+        exitCode(THINKING, 0, "a finished run exits 0"),
+        judge(
+          THINKING,
+          "DeepSeek rejected the second request: send the assistant content back verbatim, thinking blocks included",
+          (o) => o.requests.length === 2 && o.requests.every((request) => request.verdict.accepted),
+        ),
+        judge(THINKING, "the final answer should be the model's reply to the tool result", (o) =>
+          (finalText(o) ?? "").startsWith("The tools said: "),
+        ),
+      ],
+    },
+    {
+      id: "unknown-tool",
+      title: "an unknown tool comes back as an is_error result and the run goes on",
+      level: "core",
+      args: ["Read the file notes.txt"],
+      server: {
+        steps: [
+          {
+            content: [
+              {
+                type: "tool_use",
+                id: "toolu_read_1",
+                name: "read_file",
+                input: { path: "notes.txt" },
+              },
+            ],
+          },
+          answerWithResults,
+        ],
+      },
+      judgements: [
+        exitCode(V2, 0, "a model's mistake is not a failed run"),
+        judge(V2, "the unknown tool's result should go back with is_error: true", (o) => {
+          const results = toolResults(secondRequestMessages(o)[2]);
+          return (
+            results.length === 1 &&
+            results[0]?.tool_use_id === "toolu_read_1" &&
+            results[0]?.is_error === true
+          );
+        }),
+        judge(V2, "the run should go on to a final answer", (o) => finalText(o) !== undefined),
+      ],
+    },
+    {
+      id: "unknown-tool-text",
+      title: "the unknown-tool text names the tools there are",
+      level: "conformance",
+      args: ["Read the file notes.txt"],
+      server: {
+        steps: [
+          {
+            content: [
+              {
+                type: "tool_use",
+                id: "toolu_read_1",
+                name: "read_file",
+                input: { path: "notes.txt" },
+              },
+            ],
+          },
+          answerWithResults,
+        ],
+      },
+      judgements: [
+        judge(
+          V2,
+          "expected `observation: unknown tool: read_file (available: echo, system_date)`",
+          (o) =>
+            sameJson(observations(o), ["unknown tool: read_file (available: echo, system_date)"]),
+        ),
+      ],
+    },
+    ...keepScenarios(day2v1, ["missing-key", "auth-failure"]),
+  ],
+};

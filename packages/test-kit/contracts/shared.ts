@@ -1,0 +1,18 @@
+// Pieces several Day 2 contracts use: the date format and server steps that answer like a model.
+import { contentText, toolResults } from "../src/judgements.ts";
+import type { RecordedRequest } from "../src/server.ts";
+import type { StepResult } from "../src/server-steps.ts";
+
+export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/;
+
+// The texts of the tool results in the request's last message.
+export function lastResultTexts(request: RecordedRequest): string[] {
+  return toolResults(request.body?.messages?.at(-1)).map((result) => contentText(result.content));
+}
+
+// A final answer that repeats what the tools returned, as a real model would.
+export function answerWithResults(request: RecordedRequest): StepResult {
+  return {
+    content: [{ type: "text", text: `The tools said: ${lastResultTexts(request).join(" | ")}` }],
+  };
+}
