@@ -1,0 +1,31 @@
+import { mkdtempSync, realpathSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runCli } from "@agent-code/test-kit";
+import { expect, test } from "vitest";
+import { withCallerCwd } from "../agent-code.ts";
+
+test("adds --cwd <the caller's directory> only when the user gave none", () => {
+  expect(withCallerCwd(["hi"], "/home/me")).toEqual(["--cwd", "/home/me", "hi"]);
+  for (const args of [["-C", "x", "hi"], ["--cwd", "x"], ["--cwd=x"], ["-Cx"]]) {
+    expect(withCallerCwd(args, "/home/me")).toEqual(args);
+  }
+});
+
+test("runs the newest stage offline in the directory pnpm was called from", async () => {
+  const caller = realpathSync(mkdtempSync(join(tmpdir(), "caller-")));
+  const script = fileURLToPath(new URL("../agent-code.ts", import.meta.url));
+  const run = await runCli(
+    ["node", "--import", "tsx", script],
+    ["--provider", "mock", "echo hi using the echo tool"],
+    { env: { INIT_CWD: caller } },
+  );
+  expect(run.exitCode).toBe(0);
+  expect(run.stdoutLines.slice(0, 3)).toEqual([
+    "Agent Code",
+    `cwd: ${caller}`,
+    "provider: mock  model: deepseek-v4-flash",
+  ]);
+  expect(run.trace.at(-1)).toEqual({ kind: "final", text: "echo tool returned: hi" });
+}, 30_000);

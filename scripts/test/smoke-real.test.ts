@@ -1,0 +1,43 @@
+// The real-model smoke script never runs a model here: only its argument handling, its shape
+// check and its no-key path are tested.
+import { fileURLToPath } from "node:url";
+import { parseTrace, runCli } from "@agent-code/test-kit";
+import { expect, test } from "vitest";
+import { parseSmokeArgs, traceProblem } from "../smoke-real.ts";
+
+const script = fileURLToPath(new URL("../smoke-real.ts", import.meta.url));
+
+test("without a key it says so and exits 0, running nothing", async () => {
+  const run = await runCli(["node", "--import", "tsx", script], ["--model", "m"]);
+  expect(run.exitCode).toBe(0);
+  expect(run.stdout).toBe(
+    "smoke:real skipped: set ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY to run it\n",
+  );
+}, 30_000);
+
+test("a bad argument is one error line and exit 2", async () => {
+  const run = await runCli(["node", "--import", "tsx", script], ["--bogus"]);
+  expect(run.exitCode).toBe(2);
+  expect(run.stderr.trim().split("\n")).toHaveLength(1);
+  expect(run.stderr).toMatch(/^error: .*--bogus.*usage: pnpm smoke:real/);
+}, 30_000);
+
+test("parses --base-url and --model; a missing value is an error", () => {
+  expect(parseSmokeArgs(["--base-url", "http://x", "--model", "m"])).toEqual({
+    baseURL: "http://x",
+    model: "m",
+  });
+  expect(parseSmokeArgs([])).toEqual({ baseURL: undefined, model: undefined });
+  expect(() => parseSmokeArgs(["--model"])).toThrow();
+});
+
+test("the shape check wants the expected tool calls in order and a non-empty final", () => {
+  const good = parseTrace(
+    "tool_call: system_date {}\nobservation: x\ntool_call: echo {}\nobservation: x\nfinal: ok\n",
+  );
+  expect(traceProblem(good, ["system_date", "echo"])).toBeUndefined();
+  expect(traceProblem(good, ["system_date"])).toBe(
+    "expected tool calls [system_date], got [system_date, echo]",
+  );
+  expect(traceProblem(parseTrace("final: \n"), [])).toBe("expected a non-empty final line");
+});
