@@ -1,0 +1,57 @@
+// What every repository command (check, stage-diff, stage-stats, docs) shares: the stage list,
+// usage errors with exit code 2, and colour only where a person is reading.
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { contracts } from "@agent-code/test-kit";
+
+export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+
+// The stages in course order: one contract per stage, so the contracts list is the source.
+export const STAGES: string[] = contracts.map((contract) => contract.stage);
+
+export function stageDir(stage: string): string {
+  return join(ROOT, "packages", stage);
+}
+
+// A mistake in how a command was called: printed as one `error:` line, exit code 2.
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export function requireStage(stage: string | undefined): string {
+  if (stage === undefined || !STAGES.includes(stage) || !existsSync(stageDir(stage))) {
+    const named = stage === undefined ? "no stage given" : `unknown stage: ${stage}`;
+    throw new UsageError(`${named} (stages: ${STAGES.join(", ")})`);
+  }
+  return stage;
+}
+
+// Colour for a terminal only, and never when NO_COLOR is set (https://no-color.org).
+export function useColour(stream: NodeJS.WriteStream = process.stdout): boolean {
+  return stream.isTTY === true && !process.env.NO_COLOR;
+}
+
+export function paint(
+  enabled: boolean,
+  code: "red" | "green" | "yellow" | "dim",
+  text: string,
+): string {
+  if (!enabled) return text;
+  const codes = { red: 31, green: 32, yellow: 33, dim: 2 } as const;
+  return `\u001b[${codes[code]}m${text}\u001b[0m`;
+}
+
+// Runs a command's main(): usage errors become exit 2 with one line; anything else is a bug.
+export async function runCommand(main: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await main();
+  } catch (error) {
+    if (error instanceof UsageError) {
+      console.error(`error: ${error.message}`);
+      process.exitCode = 2;
+      return;
+    }
+    throw error;
+  }
+}
