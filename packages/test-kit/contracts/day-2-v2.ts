@@ -10,6 +10,7 @@ import {
   toolCalls,
   toolResults,
 } from "../src/judgements.ts";
+import type { Step } from "../src/server.ts";
 import { day2v1 } from "./day-2-v1.ts";
 import { answerWithResults, DATE_PATTERN } from "./shared.ts";
 
@@ -28,6 +29,16 @@ const ECHO_CALL = {
   name: "echo",
   input: { text: "hi" },
 } as const;
+
+// The model asks for a tool this stage does not have, then answers whatever it was told.
+const UNKNOWN_TOOL_STEPS: Step[] = [
+  {
+    content: [
+      { type: "tool_use", id: "toolu_read_1", name: "read_file", input: { path: "notes.txt" } },
+    ],
+  },
+  answerWithResults,
+];
 
 function secondRequestMessages(o: Observed): unknown[] {
   return o.requests[1]?.body?.messages ?? [];
@@ -176,21 +187,7 @@ export const day2v2: Contract = {
       title: "an unknown tool comes back as an is_error result and the run goes on",
       level: "core",
       args: ["Read the file notes.txt"],
-      server: {
-        steps: [
-          {
-            content: [
-              {
-                type: "tool_use",
-                id: "toolu_read_1",
-                name: "read_file",
-                input: { path: "notes.txt" },
-              },
-            ],
-          },
-          answerWithResults,
-        ],
-      },
+      server: { steps: UNKNOWN_TOOL_STEPS },
       judgements: [
         exitCode(V2, 0, "a model's mistake is not a failed run"),
         judge(V2, "the unknown tool's result should go back with is_error: true", (o) => {
@@ -209,21 +206,7 @@ export const day2v2: Contract = {
       title: "the unknown-tool text names the tools there are",
       level: "conformance",
       args: ["Read the file notes.txt"],
-      server: {
-        steps: [
-          {
-            content: [
-              {
-                type: "tool_use",
-                id: "toolu_read_1",
-                name: "read_file",
-                input: { path: "notes.txt" },
-              },
-            ],
-          },
-          answerWithResults,
-        ],
-      },
+      server: { steps: UNKNOWN_TOOL_STEPS },
       judgements: [
         judge(
           V2,

@@ -62,6 +62,12 @@ export interface RunContractOptions {
   timeoutMs?: number;
   only?: string[];
   levels?: Level[];
+  // How many scenarios run at once (1 by default); results stay in contract order.
+  concurrency?: number;
+  // Called as each scenario finishes, in the order they finish.
+  onScenario?: (result: ScenarioResult) => void;
+  // Aborting kills the running commands and starts no more scenarios.
+  signal?: AbortSignal;
 }
 
 export interface ScenarioResult {
@@ -100,8 +106,7 @@ export async function runContract(
       (options.only === undefined || options.only.includes(scenario.id)) &&
       (options.levels === undefined || options.levels.includes(scenario.level)),
   );
-  const results: ScenarioResult[] = [];
-  for (const scenario of scenarios) results.push(await runScenario(scenario, options));
+  const results = await runAll(scenarios, options);
   const core = results.filter((result) => result.level === "core");
   return {
     stage: contract.stage,
@@ -109,6 +114,26 @@ export async function runContract(
     strictPassed: results.every((result) => result.passed),
     scenarios: results,
   };
+}
+
+// A small pool: the workers share one queue, and each result keeps its scenario's slot.
+async function runAll(
+  scenarios: Scenario[],
+  options: RunContractOptions,
+): Promise<ScenarioResult[]> {
+  const slots: (ScenarioResult | undefined)[] = scenarios.map(() => undefined);
+  const queue = scenarios.entries();
+  async function worker(): Promise<void> {
+    for (const [index, scenario] of queue) {
+      if (options.signal?.aborted) return;
+      const result = await runScenario(scenario, options);
+      slots[index] = result;
+      options.onScenario?.(result);
+    }
+  }
+  const workers = Math.max(1, Math.min(options.concurrency ?? 1, scenarios.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return slots.filter((result) => result !== undefined);
 }
 
 export async function runScenario(
@@ -131,6 +156,7 @@ export async function runScenario(
       cwd: options.cwd,
       stdin: scenario.stdin,
       timeoutMs: options.timeoutMs,
+      signal: options.signal,
       env: {
         ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
         ANTHROPIC_AUTH_TOKEN: DUMMY_TOKEN,

@@ -10,6 +10,8 @@ export interface RunCliOptions {
   stdin?: string;
   timeoutMs?: number;
   cwd?: string;
+  // Aborting kills the whole group, as a timeout does (a Ctrl-C in the caller, say).
+  signal?: AbortSignal;
 }
 
 export interface CliRun {
@@ -42,6 +44,7 @@ export async function runCli(
     env: childEnv(options.env ?? {}),
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
+    signal: options.signal,
   });
 
   let stdout = "";

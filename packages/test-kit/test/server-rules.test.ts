@@ -1,72 +1,46 @@
 // The protocol rules of the fake server, through the real SDK: every rule the validator enforces
 // gets a violating request (the service's exact 400) and its corrected twin (200); then the
 // leniency list, requests in the shapes of recorded real traffic, and the DeepSeek flavour.
-import Anthropic, {
-  type APIError,
+import type Anthropic from "@anthropic-ai/sdk";
+import {
   AuthenticationError,
   BadRequestError,
   InternalServerError,
   NotFoundError,
 } from "@anthropic-ai/sdk";
-import { describe, expect, onTestFinished, test } from "vitest";
-import { text, thinking, toolUse } from "../src/builders.ts";
-import {
-  type FakeServer,
-  type FakeServerOptions,
-  type RecordedRequest,
-  startFakeServer,
-} from "../src/server.ts";
+import { describe, expect, test } from "vitest";
+import { text, thinking } from "../src/builders.ts";
+import type { RecordedRequest } from "../src/server.ts";
 import type { ReplyStep } from "../src/server-steps.ts";
 import { signThinking, verifyThinking } from "../src/signature.ts";
-
-type Body = Record<string, unknown>;
+import {
+  apiRejection,
+  assistant,
+  type Body,
+  clientFor,
+  DEEPSEEK_THINKING,
+  missingResults,
+  readFileCall,
+  request,
+  start,
+  toolResult,
+  user,
+} from "./support.ts";
 
 const ANSWER: ReplyStep = { content: [{ type: "text", text: "The file says hello." }] };
 const QUESTION = user("What is in notes.txt?");
-const READ = toolUse("read_file", { path: "notes.txt" }, "toolu_1");
+const READ = readFileCall("toolu_1");
 const ROUND = [QUESTION, assistant([text("I will read it."), READ]), user([toolResult("toolu_1")])];
 const SCHEMA = { type: "object", properties: { path: { type: "string" } }, required: ["path"] };
 const ENABLED = { thinking: { type: "enabled", budget_tokens: 1024 } };
-const DEEPSEEK_THINKING =
-  "The `content[].thinking` in the thinking mode must be passed back to the API.";
-
-function request(messages: unknown, extra: Body = {}): Body {
-  return { model: "claude-sonnet-5", max_tokens: 2048, messages, ...extra };
-}
 
 function without(value: object, field: string): Body {
   const { [field]: _, ...rest } = value as Body;
   return rest;
 }
 
-function user<Content>(content: Content) {
-  return { role: "user" as const, content };
-}
-
-function assistant<Content>(content: Content) {
-  return { role: "assistant" as const, content };
-}
-
-function toolResult(id: string, content: unknown = "hello") {
-  return { type: "tool_result", tool_use_id: id, content };
-}
-
 function withTool(tool: Body): Body {
   return request([QUESTION], { tools: [tool] });
-}
-
-function missingResults(ids: string): string {
-  return `\`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
-}
-
-async function start(options: FakeServerOptions): Promise<FakeServer> {
-  const server = await startFakeServer(options);
-  onTestFinished(() => server.close());
-  return server;
-}
-
-function clientFor(server: FakeServer, apiKey = "k"): Anthropic {
-  return new Anthropic({ baseURL: server.url, apiKey, maxRetries: 0, timeout: 5000 });
 }
 
 // messages.create spreads its params into an object, so a body that is not an object can only
@@ -76,16 +50,6 @@ function send(client: Anthropic, body: unknown): Promise<Anthropic.Message> {
     return client.post("/v1/messages", { body });
   }
   return client.messages.create(body as unknown as Anthropic.MessageCreateParamsNonStreaming);
-}
-
-async function rejection(promise: Promise<unknown>): Promise<APIError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof Anthropic.APIError) return error;
-    throw error;
-  }
-  throw new Error("expected the request to be rejected");
 }
 
 interface RuleCase {
@@ -524,7 +488,7 @@ describe("every rule: the exact 400 for the violation, 200 once corrected", () =
     const client = clientFor(server);
     const message = location === undefined ? problem : `${location}: ${problem}`;
 
-    const error = await rejection(send(client, body));
+    const error = await apiRejection(send(client, body));
     expect(error).toBeInstanceOf(BadRequestError);
     expect(error).toMatchObject({ type: "invalid_request_error", apiMessage: message });
     expect(error.error).toEqual({
@@ -549,7 +513,7 @@ describe("every rule: the exact 400 for the violation, 200 once corrected", () =
   test("GET /_fake/requests shows each request's verdict", async () => {
     const server = await start({ script: [ANSWER] });
     const client = clientFor(server);
-    await rejection(send(client, withTool({ name: "files.read", input_schema: SCHEMA })));
+    await apiRejection(send(client, withTool({ name: "files.read", input_schema: SCHEMA })));
     await send(client, request(ROUND));
 
     const listed = (await (
@@ -954,7 +918,7 @@ describe("deepseek flavour", () => {
   ];
   test.each(broken)("$change gets DeepSeek's exact 400, in its envelope", async ({ edit }) => {
     const { server, client, turn, results } = await toolTurn();
-    const error = await rejection(
+    const error = await apiRejection(
       client.messages.create({
         ...PARAMS,
         messages: [...PARAMS.messages, assistant(edit(turn.content)), user(results)],
@@ -981,7 +945,7 @@ describe("deepseek flavour", () => {
 
   test("splitting the results of one turn over two user messages is rejected", async () => {
     const { client, turn, results } = await toolTurn();
-    const error = await rejection(
+    const error = await apiRejection(
       client.messages.create({
         ...PARAMS,
         messages: [
@@ -1026,7 +990,7 @@ describe("deepseek flavour", () => {
   test.each(otherErrors)("$error, in DeepSeek's envelope", async (row) => {
     const server = await start({ flavour: "deepseek", key: "sk-right" });
     const apiKey = row.errorClass === AuthenticationError ? "sk-wrong" : "sk-right";
-    const error = await rejection(row.call(clientFor(server, apiKey)));
+    const error = await apiRejection(row.call(clientFor(server, { apiKey })));
 
     expect(error).toBeInstanceOf(row.errorClass);
     expect(error.error).toEqual({

@@ -1,5 +1,4 @@
-import type { ClientOptions } from "@anthropic-ai/sdk";
-import Anthropic, {
+import {
   AnthropicError,
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -11,46 +10,17 @@ import Anthropic, {
   OverloadedError,
 } from "@anthropic-ai/sdk";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
-import { describe, expect, onTestFinished, test } from "vitest";
-import {
-  type FakeServer,
-  type FakeServerOptions,
-  type RecordedRequest,
-  startFakeServer,
-} from "../src/server.ts";
+import { describe, expect, test } from "vitest";
+import type { RecordedRequest } from "../src/server.ts";
 import type { ReplyBlock, ReplyStep } from "../src/server-steps.ts";
 import { signThinking, verifyThinking } from "../src/signature.ts";
+import { clientFor, rejection, start } from "./support.ts";
 
 const PARAMS = {
   model: "deepseek-v4-flash",
   max_tokens: 1024,
   messages: [{ role: "user" as const, content: "What is the weather in Paris?" }],
 };
-
-async function start(options?: FakeServerOptions): Promise<FakeServer> {
-  const server = await startFakeServer(options);
-  onTestFinished(() => server.close());
-  return server;
-}
-
-function clientFor(server: FakeServer, options: ClientOptions = {}): Anthropic {
-  return new Anthropic({
-    baseURL: server.url,
-    apiKey: "test-key",
-    maxRetries: 0,
-    timeout: 5000,
-    ...options,
-  });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the promise to reject");
-}
 
 interface SseEvent {
   event: string;

@@ -1,36 +1,17 @@
 // Unit tests of the protocol validator: each rule with a violating body (exact text and location)
 // and the corrected body, plus the leniency list, recorded-traffic shapes and the DeepSeek flavour.
 import { describe, expect, test } from "vitest";
-import { signThinking } from "../src/signature.ts";
+import { text, thinking } from "../src/builders.ts";
 import { type ValidateOptions, validateRequest } from "../src/validator.ts";
-
-function request(messages: unknown[], extra: Record<string, unknown> = {}) {
-  return { model: "claude-sonnet-4-5", max_tokens: 1024, messages, ...extra };
-}
-
-function user(content: unknown) {
-  return { role: "user", content };
-}
-
-function assistant(content: unknown) {
-  return { role: "assistant", content };
-}
-
-function text(value: string) {
-  return { type: "text", text: value };
-}
-
-function toolUse(id: string, input: Record<string, unknown> = { path: "notes.txt" }) {
-  return { type: "tool_use", id, name: "read_file", input };
-}
-
-function toolResult(id: string, content: unknown = "file contents") {
-  return { type: "tool_result", tool_use_id: id, content };
-}
-
-function thinking(value: string) {
-  return { type: "thinking", thinking: value, signature: signThinking(value) };
-}
+import {
+  assistant,
+  DEEPSEEK_THINKING,
+  missingResults,
+  readFileCall,
+  request,
+  toolResult,
+  user,
+} from "./support.ts";
 
 function expectViolation(
   body: unknown,
@@ -43,10 +24,6 @@ function expectViolation(
   expect(validateRequest(body, options)).toStrictEqual(expected);
 }
 
-function missingResults(index: number, ids: string) {
-  return `messages.${index}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
-}
-
 function unexpectedResult(location: string, id: string) {
   return `${location}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. Each \`tool_result\` block must have a corresponding \`tool_use\` block in the previous message.`;
 }
@@ -56,8 +33,6 @@ function thinkingExpected(location: string, found: string) {
 }
 
 const DEEPSEEK = { flavour: "deepseek" } as const;
-const DEEPSEEK_THINKING =
-  "The `content[].thinking` in the thinking mode must be passed back to the API.";
 
 describe("required fields", () => {
   test.each(["model", "max_tokens", "messages"])("rejects a request without %s", (field) => {
@@ -162,7 +137,7 @@ describe("message shape", () => {
   });
 
   test("rejects a tool_use id outside the pattern (rule 6)", () => {
-    const body = request([user("read it"), assistant([text("Reading."), toolUse("")])]);
+    const body = request([user("read it"), assistant([text("Reading."), readFileCall("")])]);
     expectViolation(
       body,
       "messages.1.content.1.tool_use.id",
@@ -170,7 +145,7 @@ describe("message shape", () => {
     );
     const corrected = request([
       user("read it"),
-      assistant([text("Reading."), toolUse("call_0_a1-b2")]),
+      assistant([text("Reading."), readFileCall("call_0_a1-b2")]),
       user([toolResult("call_0_a1-b2")]),
     ]);
     expect(validateRequest(corrected)).toBeNull();
@@ -180,7 +155,7 @@ describe("message shape", () => {
     expectViolation(
       request([
         user("read it"),
-        assistant([toolUse("toolu_1")]),
+        assistant([readFileCall("toolu_1")]),
         user([toolResult("toolu_1"), toolResult("fc.1")]),
       ]),
       "messages.2.content.1.tool_result.tool_use_id",
@@ -357,7 +332,7 @@ describe("tool pairing", () => {
   test("rejects tool_use without tool_result in the next message (rule 2)", () => {
     const body = request([
       user("read both"),
-      assistant([toolUse("toolu_A"), toolUse("toolu_B", { path: "b.txt" })]),
+      assistant([readFileCall("toolu_A"), readFileCall("toolu_B", "b.txt")]),
       user("what did you find?"),
     ]);
     expectViolation(
@@ -367,7 +342,7 @@ describe("tool pairing", () => {
     );
     const corrected = request([
       user("read both"),
-      assistant([toolUse("toolu_A"), toolUse("toolu_B", { path: "b.txt" })]),
+      assistant([readFileCall("toolu_A"), readFileCall("toolu_B", "b.txt")]),
       user([toolResult("toolu_B"), toolResult("toolu_A", [text("a")])]),
     ]);
     expect(validateRequest(corrected)).toBeNull();
@@ -377,19 +352,19 @@ describe("tool pairing", () => {
     expectViolation(
       request([
         user("read both"),
-        assistant([toolUse("toolu_A"), toolUse("toolu_B")]),
+        assistant([readFileCall("toolu_A"), readFileCall("toolu_B")]),
         user([toolResult("toolu_A")]),
       ]),
       "messages.1",
-      missingResults(1, "toolu_B"),
+      missingResults("toolu_B", "messages.1"),
     );
   });
 
   test("rejects a request that ends on a tool_use", () => {
     expectViolation(
-      request([user("read it"), assistant([text("Reading."), toolUse("toolu_1")])]),
+      request([user("read it"), assistant([text("Reading."), readFileCall("toolu_1")])]),
       "messages.1",
-      missingResults(1, "toolu_1"),
+      missingResults("toolu_1", "messages.1"),
     );
   });
 
@@ -397,17 +372,17 @@ describe("tool pairing", () => {
     expectViolation(
       request([
         user("read it"),
-        assistant([toolUse("toolu_1")]),
+        assistant([readFileCall("toolu_1")]),
         user([text("Here you go:"), toolResult("toolu_1")]),
       ]),
       "messages.1",
-      missingResults(1, "toolu_1"),
+      missingResults("toolu_1", "messages.1"),
     );
     expect(
       validateRequest(
         request([
           user("read it"),
-          assistant([toolUse("toolu_1")]),
+          assistant([readFileCall("toolu_1")]),
           user([toolResult("toolu_1"), text("Here you go.")]),
         ]),
       ),
@@ -418,7 +393,7 @@ describe("tool pairing", () => {
     expectViolation(
       request([
         user("read it"),
-        assistant([toolUse("toolu_1")]),
+        assistant([readFileCall("toolu_1")]),
         user([toolResult("toolu_1"), toolResult("toolu_9")]),
       ]),
       "messages.2.content.1",
@@ -434,9 +409,9 @@ describe("tool pairing", () => {
   test("rejects duplicate tool_use ids across the request (rule 5)", () => {
     const body = request([
       user("read twice"),
-      assistant([toolUse("toolu_1")]),
+      assistant([readFileCall("toolu_1")]),
       user([toolResult("toolu_1")]),
-      assistant([text("Again."), toolUse("toolu_1")]),
+      assistant([text("Again."), readFileCall("toolu_1")]),
       user([toolResult("toolu_1")]),
     ]);
     expectViolation(
@@ -446,9 +421,9 @@ describe("tool pairing", () => {
     );
     const corrected = request([
       user("read twice"),
-      assistant([toolUse("toolu_1")]),
+      assistant([readFileCall("toolu_1")]),
       user([toolResult("toolu_1")]),
-      assistant([text("Again."), toolUse("toolu_2")]),
+      assistant([text("Again."), readFileCall("toolu_2")]),
       user([toolResult("toolu_2")]),
     ]);
     expect(validateRequest(corrected)).toBeNull();
@@ -458,9 +433,14 @@ describe("tool pairing", () => {
 describe("merging consecutive same-role messages", () => {
   test("names the assistant message by its index as sent", () => {
     expectViolation(
-      request([user("hi"), user("read it"), assistant([toolUse("toolu_1")]), user([text("ok")])]),
+      request([
+        user("hi"),
+        user("read it"),
+        assistant([readFileCall("toolu_1")]),
+        user([text("ok")]),
+      ]),
       "messages.2",
-      missingResults(2, "toolu_1"),
+      missingResults("toolu_1", "messages.2"),
     );
   });
 
@@ -470,7 +450,7 @@ describe("merging consecutive same-role messages", () => {
         user("hi"),
         user("read it"),
         assistant([text("Reading.")]),
-        assistant([toolUse("toolu_1")]),
+        assistant([readFileCall("toolu_1")]),
         user([toolResult("toolu_1")]),
         user([toolResult("toolu_7")]),
       ]),
@@ -483,19 +463,19 @@ describe("merging consecutive same-role messages", () => {
     expectViolation(
       request([
         user("read both"),
-        assistant([toolUse("toolu_A")]),
-        assistant([toolUse("toolu_B")]),
+        assistant([readFileCall("toolu_A")]),
+        assistant([readFileCall("toolu_B")]),
         user([toolResult("toolu_A")]),
       ]),
       "messages.2",
-      missingResults(2, "toolu_B"),
+      missingResults("toolu_B", "messages.2"),
     );
   });
 
   test("accepts results split over consecutive user messages", () => {
     const body = request([
       user("read both"),
-      assistant([toolUse("toolu_A"), toolUse("toolu_B")]),
+      assistant([readFileCall("toolu_A"), readFileCall("toolu_B")]),
       user([toolResult("toolu_A")]),
       user([toolResult("toolu_B")]),
     ]);
@@ -506,12 +486,12 @@ describe("merging consecutive same-role messages", () => {
     expectViolation(
       request([
         user("read it"),
-        assistant([toolUse("toolu_1")]),
+        assistant([readFileCall("toolu_1")]),
         user("here:"),
         user([toolResult("toolu_1")]),
       ]),
       "messages.1",
-      missingResults(1, "toolu_1"),
+      missingResults("toolu_1", "messages.1"),
     );
   });
 
@@ -525,7 +505,7 @@ describe("thinking", () => {
 
   test("rejects a final tool turn that does not start with thinking (rule 13)", () => {
     const body = request(
-      [user("read it"), assistant([toolUse("toolu_1")]), user([toolResult("toolu_1")])],
+      [user("read it"), assistant([readFileCall("toolu_1")]), user([toolResult("toolu_1")])],
       enabled,
     );
     expectViolation(
@@ -536,7 +516,7 @@ describe("thinking", () => {
     const corrected = request(
       [
         user("read it"),
-        assistant([thinking("Read it."), toolUse("toolu_1")]),
+        assistant([thinking("Read it."), readFileCall("toolu_1")]),
         user([toolResult("toolu_1")]),
       ],
       enabled,
@@ -549,7 +529,7 @@ describe("thinking", () => {
       request(
         [
           user("read it"),
-          assistant([text("Reading."), toolUse("toolu_1")]),
+          assistant([text("Reading."), readFileCall("toolu_1")]),
           user([toolResult("toolu_1")]),
         ],
         { thinking: { type: "adaptive" } },
@@ -562,7 +542,7 @@ describe("thinking", () => {
   test("asks for thinking only mid tool loop and only when thinking is on", () => {
     const stripped = [
       user("read it"),
-      assistant([toolUse("toolu_1")]),
+      assistant([readFileCall("toolu_1")]),
       user([toolResult("toolu_1")]),
       assistant("It says hello."),
       user("thanks, now summarise"),
@@ -570,7 +550,7 @@ describe("thinking", () => {
     expect(validateRequest(request(stripped, enabled))).toBeNull();
     const midLoop = [
       user("read it"),
-      assistant([toolUse("toolu_1")]),
+      assistant([readFileCall("toolu_1")]),
       user([toolResult("toolu_1")]),
     ];
     expect(validateRequest(request(midLoop))).toBeNull();
@@ -581,7 +561,11 @@ describe("thinking", () => {
     const edited = { ...thinking("Read notes.txt."), thinking: "Read notes.txt" };
     expectViolation(
       request(
-        [user("read it"), assistant([edited, toolUse("toolu_1")]), user([toolResult("toolu_1")])],
+        [
+          user("read it"),
+          assistant([edited, readFileCall("toolu_1")]),
+          user([toolResult("toolu_1")]),
+        ],
         enabled,
       ),
       "messages.1.content.0",
@@ -594,7 +578,7 @@ describe("thinking", () => {
     const body = request(
       [
         user("read it"),
-        assistant([forged, toolUse("toolu_1")]),
+        assistant([forged, readFileCall("toolu_1")]),
         user([toolResult("toolu_1")]),
         assistant([thinking("Now the answer."), text("It says hello.")]),
         user("thanks"),
@@ -625,7 +609,10 @@ describe("thinking", () => {
     const body = request(
       [
         user("read it"),
-        assistant([{ type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" }, toolUse("toolu_1")]),
+        assistant([
+          { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix" },
+          readFileCall("toolu_1"),
+        ]),
         user([toolResult("toolu_1")]),
       ],
       enabled,
@@ -642,7 +629,7 @@ describe("first violation wins", () => {
 
   test("shape errors come before the conversation rules", () => {
     expectViolation(
-      request([user(""), assistant([toolUse("toolu_1")]), { role: "tool", content: "x" }]),
+      request([user(""), assistant([readFileCall("toolu_1")]), { role: "tool", content: "x" }]),
       "messages.2.role",
       "messages.2.role: Input should be 'user' or 'assistant'",
     );
@@ -652,7 +639,7 @@ describe("first violation wins", () => {
     expectViolation(
       request([
         user("read it"),
-        assistant([toolUse("toolu_1")]),
+        assistant([readFileCall("toolu_1")]),
         user("go"),
         assistant([]),
         user("?"),
@@ -666,13 +653,13 @@ describe("first violation wins", () => {
     expectViolation(
       request([
         user("read it"),
-        assistant([toolUse("toolu_1")]),
+        assistant([readFileCall("toolu_1")]),
         user("skip that"),
-        assistant([toolUse("toolu_2")]),
+        assistant([readFileCall("toolu_2")]),
         user([toolResult("toolu_9")]),
       ]),
       "messages.1",
-      missingResults(1, "toolu_1"),
+      missingResults("toolu_1", "messages.1"),
     );
   });
 });
@@ -716,7 +703,7 @@ test("accepts every field the real service accepts", () => {
         content: [
           thinking("The user wants notes.txt."),
           { type: "text", text: "Reading it.", citations: null },
-          { ...toolUse("toolu_01"), caller: { type: "direct" }, cache_control: cache },
+          { ...readFileCall("toolu_01"), caller: { type: "direct" }, cache_control: cache },
         ],
       },
       {
@@ -740,7 +727,7 @@ test("accepts a system prompt given as a string and a tool_result without conten
   const body = request(
     [
       user("touch it"),
-      assistant([toolUse("toolu_1")]),
+      assistant([readFileCall("toolu_1")]),
       user([{ type: "tool_result", tool_use_id: "toolu_1" }]),
     ],
     { system: "Be brief." },
@@ -827,25 +814,25 @@ describe("deepseek flavour", () => {
 
   test("accepts a tool round echoed with its thinking", () => {
     expect(
-      validateRequest(toolRound([thinking("Read it."), toolUse("call_0_1")]), DEEPSEEK),
+      validateRequest(toolRound([thinking("Read it."), readFileCall("call_0_1")]), DEEPSEEK),
     ).toBeNull();
   });
 
   test("rejects a tool round whose thinking was dropped", () => {
-    expectViolation(toolRound([toolUse("call_0_1")]), undefined, DEEPSEEK_THINKING, DEEPSEEK);
+    expectViolation(toolRound([readFileCall("call_0_1")]), undefined, DEEPSEEK_THINKING, DEEPSEEK);
   });
 
   test("rejects a tool round whose thinking was edited", () => {
     const edited = { ...thinking("Read it."), thinking: "Read it!" };
     expectViolation(
-      toolRound([edited, toolUse("call_0_1")]),
+      toolRound([edited, readFileCall("call_0_1")]),
       undefined,
       DEEPSEEK_THINKING,
       DEEPSEEK,
     );
     const unsigned = { type: "thinking", thinking: "Read it." };
     expectViolation(
-      toolRound([unsigned, toolUse("call_0_1")]),
+      toolRound([unsigned, readFileCall("call_0_1")]),
       undefined,
       DEEPSEEK_THINKING,
       DEEPSEEK,
@@ -855,7 +842,7 @@ describe("deepseek flavour", () => {
   test("requires the thinking of every earlier tool round, not only the latest", () => {
     const body = request([
       user("read it"),
-      assistant([toolUse("call_0_1")]),
+      assistant([readFileCall("call_0_1")]),
       user([toolResult("call_0_1")]),
       assistant([thinking("Summarise."), text("It says hello.")]),
       user("thanks"),
@@ -872,7 +859,7 @@ describe("deepseek flavour", () => {
   test("does not need thinking when the request turns it off", () => {
     expect(
       validateRequest(
-        { ...toolRound([toolUse("call_0_1")]), thinking: { type: "disabled" } },
+        { ...toolRound([readFileCall("call_0_1")]), thinking: { type: "disabled" } },
         DEEPSEEK,
       ),
     ).toBeNull();
@@ -881,11 +868,11 @@ describe("deepseek flavour", () => {
   test("rejects the results of one turn split over two user messages", () => {
     const body = request([
       user("read both"),
-      assistant([thinking("Two files."), toolUse("call_0_1"), toolUse("call_0_2")]),
+      assistant([thinking("Two files."), readFileCall("call_0_1"), readFileCall("call_0_2")]),
       user([toolResult("call_0_1")]),
       user([toolResult("call_0_2")]),
     ]);
-    expectViolation(body, "messages.1", missingResults(1, "call_0_2"), DEEPSEEK);
+    expectViolation(body, "messages.1", missingResults("call_0_2", "messages.1"), DEEPSEEK);
     expect(validateRequest(body)).toBeNull();
   });
 
@@ -893,9 +880,9 @@ describe("deepseek flavour", () => {
     const body = request(
       [
         user("read both, then count"),
-        assistant([thinking("Two files."), toolUse("call_0_1"), toolUse("call_0_2")]),
+        assistant([thinking("Two files."), readFileCall("call_0_1"), readFileCall("call_0_2")]),
         user([toolResult("call_0_1"), toolResult("call_0_2")]),
-        assistant([thinking("Now count."), text("Counting."), toolUse("call_1_1")]),
+        assistant([thinking("Now count."), text("Counting."), readFileCall("call_1_1")]),
         user([toolResult("call_1_1", "42")]),
         assistant("There are 42 lines."),
         user("thanks"),
@@ -906,7 +893,7 @@ describe("deepseek flavour", () => {
   });
 
   test("still applies the Anthropic rules", () => {
-    const { max_tokens: _, ...body } = toolRound([thinking("Read it."), toolUse("call_0_1")]);
+    const { max_tokens: _, ...body } = toolRound([thinking("Read it."), readFileCall("call_0_1")]);
     expectViolation(body, "max_tokens", "max_tokens: Field required", DEEPSEEK);
   });
 });

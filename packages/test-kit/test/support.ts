@@ -1,0 +1,72 @@
+// Test-only helpers the test files share: fake servers, SDK clients and request bodies.
+import Anthropic, { APIError, type ClientOptions } from "@anthropic-ai/sdk";
+import { onTestFinished } from "vitest";
+import { type ToolUseBlock, toolUse } from "../src/builders.ts";
+import { type FakeServer, type FakeServerOptions, startFakeServer } from "../src/server.ts";
+
+export type Body = Record<string, unknown>;
+
+export const DEEPSEEK_THINKING =
+  "The `content[].thinking` in the thinking mode must be passed back to the API.";
+
+// A fake server that closes when the test finishes.
+export async function start(options?: FakeServerOptions): Promise<FakeServer> {
+  const server = await startFakeServer(options);
+  onTestFinished(() => server.close());
+  return server;
+}
+
+// An SDK client pointed at the server; no retries unless the options ask for them.
+export function clientFor(server: FakeServer, options: ClientOptions = {}): Anthropic {
+  return new Anthropic({
+    baseURL: server.url,
+    apiKey: "test-key",
+    maxRetries: 0,
+    timeout: 5000,
+    ...options,
+  });
+}
+
+// The error the promise rejects with; fails the test if it resolves.
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the promise to reject");
+}
+
+// As rejection(), for an SDK call expected to fail with an API error; any other error is rethrown.
+export async function apiRejection(promise: Promise<unknown>): Promise<APIError> {
+  const error = await rejection(promise);
+  if (error instanceof APIError) return error;
+  throw error;
+}
+
+export function request(messages: unknown, extra: Body = {}): Body {
+  return { model: "claude-sonnet-5", max_tokens: 2048, messages, ...extra };
+}
+
+export function user<Content>(content: Content) {
+  return { role: "user" as const, content };
+}
+
+export function assistant<Content>(content: Content) {
+  return { role: "assistant" as const, content };
+}
+
+// A call of the read_file tool with the given id.
+export function readFileCall(id: string, path = "notes.txt"): ToolUseBlock {
+  return toolUse("read_file", { path }, id);
+}
+
+export function toolResult(id: string, content: unknown = "hello") {
+  return { type: "tool_result", tool_use_id: id, content };
+}
+
+// The service's rule-2 text for tool_use ids left without results, after `<location>: ` if given.
+export function missingResults(ids: string, location?: string): string {
+  const message = `\`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
+  return location === undefined ? message : `${location}: ${message}`;
+}
