@@ -1,0 +1,377 @@
+// The diff between two stages, or a stage and a learner's project: src/ (and test/) only, without
+// the noise of lock files, generated files, line endings or lines that differ by the package name.
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { devNull, tmpdir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { paint, requireStage, stageDir, UsageError } from "./command.ts";
+
+export interface StageDiffOptions {
+  // test/ as well as src/.
+  tests?: boolean;
+  colour?: boolean;
+  // The learner project's source directory, relative to the project (default "src").
+  src?: string;
+}
+
+// One file of a comparison: its path on each side (undefined where it does not exist), the
+// unified diff hunks with the original lines, and the counts the stat header shows.
+export interface FileDiff {
+  from: string | undefined;
+  to: string | undefined;
+  hunks: string[];
+  binary: boolean;
+  added: number;
+  removed: number;
+}
+
+// A side of a comparison: where each role (src, test) lives, relative to `root`.
+interface Side {
+  root: string;
+  dirs: Map<string, string>;
+  // Package names to treat as equal to the other side's.
+  names: string[];
+}
+
+export async function diffStages(
+  from: string,
+  to: string,
+  options: StageDiffOptions = {},
+): Promise<string> {
+  return renderDiff(compareStages(from, to, options), header(from, to, options), options);
+}
+
+export async function diffStageAndProject(
+  stage: string,
+  projectDir: string,
+  options: StageDiffOptions = {},
+): Promise<string> {
+  const files = compareSides(stageSide(stage, options), projectSide(projectDir, options));
+  return renderDiff(files, header(stage, "your project", options), options);
+}
+
+// Sync, so that stage-stats can count what stage-diff shows.
+export function compareStages(
+  from: string,
+  to: string,
+  options: StageDiffOptions = {},
+): FileDiff[] {
+  return compareSides(stageSide(from, options), stageSide(to, options));
+}
+
+// Every file below `dir` except dependencies, build output, caches, lock files and secrets,
+// as paths relative to `dir` with forward slashes, sorted.
+export function sourceFiles(dir: string): string[] {
+  const files: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.isDirectory() && !SKIPPED_DIRS.has(entry.name)) {
+      const below = sourceFiles(join(dir, entry.name));
+      files.push(...below.map((file) => `${entry.name}/${file}`));
+    } else if (entry.isFile() && !isSkippedFile(entry.name)) {
+      files.push(entry.name);
+    }
+  }
+  return files.sort();
+}
+
+const SKIPPED_DIRS = new Set([
+  "node_modules",
+  "dist",
+  "build",
+  "coverage",
+  ".git",
+  ".turbo",
+  ".test-results",
+  "__pycache__",
+  ".venv",
+  ".pytest_cache",
+  ".mypy_cache",
+  ".ruff_cache",
+]);
+
+const LOCK_FILES = new Set([
+  "pnpm-lock.yaml",
+  "package-lock.json",
+  "yarn.lock",
+  "bun.lock",
+  "bun.lockb",
+  "uv.lock",
+  "poetry.lock",
+]);
+
+function isSkippedFile(name: string): boolean {
+  // A .env file holds API keys: never print it, even when a learner keeps one in src/.
+  if (name === ".env" || name.startsWith(".env.")) return true;
+  if (name === ".DS_Store") return true;
+  return LOCK_FILES.has(name) || /\.(pyc|tsbuildinfo|log)$/.test(name);
+}
+
+function stageSide(stage: string, options: StageDiffOptions): Side {
+  requireStage(stage);
+  return {
+    root: stageDir(stage),
+    dirs: roles(options, "src", "test"),
+    names: [`@agent-code/${stage}`],
+  };
+}
+
+function projectSide(projectDir: string, options: StageDiffOptions): Side {
+  const root = resolve(projectDir);
+  if (!statSync(root, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`not a directory: ${root}`);
+  }
+  // Shown relative to the project, with forward slashes, however --src was spelled.
+  const src = relative(root, resolve(root, options.src ?? "src")).replaceAll("\\", "/");
+  if (!statSync(join(root, src), { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(
+      `${join(root, src)} is not a directory (name the source folder with --src)`,
+    );
+  }
+  // A Python project keeps its tests in tests/.
+  const test =
+    !existsSync(join(root, "test")) && existsSync(join(root, "tests")) ? "tests" : "test";
+  return { root, dirs: roles(options, src, test), names: packageName(root) };
+}
+
+function roles(options: StageDiffOptions, src: string, test: string): Map<string, string> {
+  const dirs = new Map([["src", src]]);
+  if (options.tests) dirs.set("test", test);
+  return dirs;
+}
+
+function packageName(root: string): string[] {
+  const file = join(root, "package.json");
+  if (!existsSync(file)) return [];
+  try {
+    const { name } = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown };
+    return typeof name === "string" && name !== "" ? [name] : [];
+  } catch {
+    // A package.json in the middle of an edit: the name only hides noise, so go on without it.
+    return [];
+  }
+}
+
+// Files are paired by role and path (a project's lib/agent.ts with a stage's src/agent.ts), and
+// git diffs normalised copies of each pair: CRLF turned into LF, and every package name of
+// either side replaced by one placeholder, so a line that differs only by the package name is
+// equal. The hunks are then filled with the original lines, which normalising never moves.
+function compareSides(a: Side, b: Side): FileDiff[] {
+  const left = readSide(a);
+  const right = readSide(b);
+  const keys = [...new Set([...left.keys(), ...right.keys()])].sort();
+  const names = new RegExp(
+    [...a.names, ...b.names]
+      .sort((x, y) => y.length - x.length)
+      .map((name) => `(?<![\\w@/-])${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w-])`)
+      .join("|"),
+    "g",
+  );
+  const normalise = (file: SourceFile) => file.text.replace(names, "<package-name>");
+  const temp = mkdtempSync(join(tmpdir(), "stage-diff-"));
+  try {
+    mkdirSync(join(temp, "a"));
+    mkdirSync(join(temp, "b"));
+    for (const [index, key] of keys.entries()) {
+      const before = left.get(key);
+      const after = right.get(key);
+      if (before) writeFileSync(join(temp, "a", String(index)), normalise(before));
+      if (after) writeFileSync(join(temp, "b", String(index)), normalise(after));
+    }
+    const sections = gitDiff(temp);
+    return keys.flatMap((key, index) => {
+      const section = sections.get(String(index));
+      if (section === undefined) return [];
+      return [fileDiff(left.get(key), right.get(key), section)];
+    });
+  } finally {
+    rmSync(temp, { recursive: true, force: true });
+  }
+}
+
+interface SourceFile {
+  path: string;
+  text: string;
+}
+
+// role/relative path -> the file as shown (its path on this side) and its text with LF endings.
+function readSide(side: Side): Map<string, SourceFile> {
+  const files = new Map<string, SourceFile>();
+  for (const [role, dir] of side.dirs) {
+    const full = join(side.root, dir);
+    if (!existsSync(full)) continue;
+    for (const file of sourceFiles(full)) {
+      const text = readFileSync(join(full, file), "utf8").replaceAll("\r\n", "\n");
+      // --src . (a project whose sources sit at its root) shows plain file names.
+      files.set(`${role}/${file}`, { path: dir === "" ? file : `${dir}/${file}`, text });
+    }
+  }
+  return files;
+}
+
+// Runs git once over the two trees (files named by index, so no path needs quoting) and returns
+// each file's section of the patch, keyed by index.
+function gitDiff(temp: string): Map<string, string[]> {
+  const git = spawnSync(
+    "git",
+    [
+      "diff",
+      "--no-index",
+      "--histogram",
+      "--no-renames",
+      "--no-color",
+      "--no-ext-diff",
+      "--no-textconv",
+      "--unified=3",
+      "--inter-hunk-context=0",
+      "--src-prefix=a/",
+      "--dst-prefix=b/",
+      "a",
+      "b",
+    ],
+    {
+      cwd: temp,
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      // The user's git settings (prefixes, context, colour) must not change the output.
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: devNull },
+    },
+  );
+  if (git.error) throw new Error(`stage-diff needs git on the PATH: ${git.error.message}`);
+  if (git.status !== 0 && git.status !== 1) throw new Error(`git diff failed: ${git.stderr}`);
+  const sections = new Map<string, string[]>();
+  let current: string[] = [];
+  for (const line of git.stdout.split("\n")) {
+    const start = /^diff --git a\/[ab]\/(\d+) b\/[ab]\/\d+$/.exec(line);
+    if (start?.[1] !== undefined) {
+      current = [];
+      sections.set(start[1], current);
+    } else {
+      current.push(line);
+    }
+  }
+  return sections;
+}
+
+function fileDiff(
+  from: SourceFile | undefined,
+  to: SourceFile | undefined,
+  section: string[],
+): FileDiff {
+  const diff: FileDiff = {
+    from: from?.path,
+    to: to?.path,
+    hunks: [],
+    binary: section.some((line) => line.startsWith("Binary files ")),
+    added: 0,
+    removed: 0,
+  };
+  const oldLines = from?.text.split("\n") ?? [];
+  const newLines = to?.text.split("\n") ?? [];
+  let oldAt = 0;
+  let newAt = 0;
+  const firstHunk = section.findIndex((text) => text.startsWith("@@"));
+  for (const line of firstHunk < 0 ? [] : section.slice(firstHunk)) {
+    const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (hunk) {
+      oldAt = Number(hunk[1]) - 1;
+      newAt = Number(hunk[2]) - 1;
+      diff.hunks.push(`${hunk[0]}${functionContext(oldLines, oldAt)}`);
+    } else if (line.startsWith("-")) {
+      diff.hunks.push(`-${oldLines[oldAt++]}`);
+      diff.removed++;
+    } else if (line.startsWith("+")) {
+      diff.hunks.push(`+${newLines[newAt++]}`);
+      diff.added++;
+    } else if (line.startsWith("\\")) {
+      diff.hunks.push(line);
+    } else if (line.startsWith(" ")) {
+      // A context line shows the newer side; both are equal once normalised.
+      diff.hunks.push(` ${newLines[newAt++]}`);
+      oldAt++;
+    }
+  }
+  return diff;
+}
+
+// What git shows after a hunk's @@: the nearest line above the hunk that starts a declaration
+// (git's default rule: it begins with a letter, `_` or `$`), taken from the original text.
+function functionContext(lines: string[], hunkStart: number): string {
+  for (let index = hunkStart - 1; index >= 0; index--) {
+    const line = lines[index] ?? "";
+    if (/^[A-Za-z_$]/.test(line)) return ` ${line.trimEnd().slice(0, 80)}`;
+  }
+  return "";
+}
+
+function header(from: string, to: string, options: StageDiffOptions): string {
+  const dirs = options.tests ? "src/ and test/" : "src/";
+  return `${from} (a/) -> ${to} (b/): ${dirs}`;
+}
+
+function renderDiff(files: FileDiff[], title: string, options: StageDiffOptions): string {
+  const colour = options.colour === true;
+  if (files.length === 0) return `${title}\nno differences\n`;
+  const lines = [title, ...statLines(files, colour), ""];
+  for (const file of files) {
+    const a = file.from === undefined ? "/dev/null" : `a/${file.from}`;
+    const b = file.to === undefined ? "/dev/null" : `b/${file.to}`;
+    lines.push(
+      paint(colour, "yellow", `diff --git a/${file.from ?? file.to} b/${file.to ?? file.from}`),
+    );
+    if (file.binary) {
+      lines.push(`Binary files ${a} and ${b} differ`);
+      continue;
+    }
+    lines.push(paint(colour, "yellow", `--- ${a}`), paint(colour, "yellow", `+++ ${b}`));
+    for (const line of file.hunks) lines.push(paintHunkLine(colour, line));
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function paintHunkLine(colour: boolean, line: string): string {
+  if (line.startsWith("@@")) return paint(colour, "dim", line);
+  if (line.startsWith("+")) return paint(colour, "green", line);
+  if (line.startsWith("-")) return paint(colour, "red", line);
+  return line;
+}
+
+const BAR_WIDTH = 50;
+
+// git's --stat: one line per file with its changed lines and a +/- bar, then the totals.
+function statLines(files: FileDiff[], colour: boolean): string[] {
+  const names = files.map((file) =>
+    file.from !== undefined && file.to !== undefined && file.from !== file.to
+      ? `${file.from} => ${file.to}`
+      : (file.from ?? file.to ?? ""),
+  );
+  const nameWidth = Math.max(...names.map((name) => name.length));
+  const most = Math.max(...files.map((file) => file.added + file.removed));
+  const countWidth = String(most).length;
+  const scale = (count: number) =>
+    most <= BAR_WIDTH || count === 0 ? count : Math.max(1, Math.round((count * BAR_WIDTH) / most));
+  const lines = files.map((file, index) => {
+    const name = (names[index] ?? "").padEnd(nameWidth);
+    if (file.binary) return ` ${name} | Bin`;
+    const count = String(file.added + file.removed).padStart(countWidth);
+    const plus = "+".repeat(scale(file.added));
+    const minus = "-".repeat(scale(file.removed));
+    const bar = `${plus && paint(colour, "green", plus)}${minus && paint(colour, "red", minus)}`;
+    return ` ${name} | ${count} ${bar}`.trimEnd();
+  });
+  const added = files.reduce((sum, file) => sum + file.added, 0);
+  const removed = files.reduce((sum, file) => sum + file.removed, 0);
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  const totals = [`${plural(files.length, "file")} changed`];
+  if (added > 0) totals.push(`${plural(added, "insertion")}(+)`);
+  if (removed > 0) totals.push(`${plural(removed, "deletion")}(-)`);
+  return [...lines, ` ${totals.join(", ")}`];
+}

@@ -1,0 +1,164 @@
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { devNull, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { stripVTControlCharacters } from "node:util";
+import { runCli } from "@agent-code/test-kit";
+import { describe, expect, onTestFinished, test } from "vitest";
+import { paint, ROOT, STAGES, stageDir } from "../lib/command.ts";
+import { diffStageAndProject, diffStages } from "../lib/stage-diff.ts";
+
+const SCRIPT = fileURLToPath(new URL("../stage-diff.ts", import.meta.url));
+const PAIRS = STAGES.slice(1).map((stage, index) => [STAGES[index] ?? "", stage] as const);
+
+// git itself, on the real folders, with none of the user's settings: what stage-diff must match.
+function git(args: string[]): string {
+  const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--histogram", ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: devNull },
+  });
+  if (run.status !== 1) throw new Error(`git diff: ${run.status} ${run.stderr}`);
+  return run.stdout;
+}
+
+// A learner project holding a copy of a stage's src/ in `srcDir`.
+function projectFrom(stage: string, srcDir = "src"): string {
+  const dir = mkdtempSync(join(tmpdir(), "stage-diff-project-"));
+  onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(join(stageDir(stage), "src"), join(dir, srcDir), { recursive: true });
+  return dir;
+}
+
+function edit(file: string, from: string, to: string): void {
+  const text = readFileSync(file, "utf8");
+  if (!text.includes(from)) throw new Error(`${file} has no ${from}`);
+  writeFileSync(file, text.replace(from, to));
+}
+
+describe.each(PAIRS)("%s -> %s", (from, to) => {
+  test("the hunks are git's histogram diff of src/, with paths relative to the stage", async () => {
+    const relative = git([`packages/${from}/src`, `packages/${to}/src`])
+      .replaceAll(`a/packages/${from}/`, "a/")
+      .replaceAll(`b/packages/${to}/`, "b/")
+      .split("\n")
+      .filter((line) => !/^(index |new file mode|deleted file mode)/.test(line));
+    const output = await diffStages(from, to);
+    expect(output.split("\n").slice(output.split("\n").indexOf("") + 1)).toEqual(relative);
+  });
+
+  test("the stat header counts what git counts", async () => {
+    const numstat = git(["--numstat", `packages/${from}/src`, `packages/${to}/src`])
+      .trim()
+      .split("\n")
+      .map((line) => line.split("\t").map((field) => field.replace(/.*\/src\//, "src/")));
+    const header = (await diffStages(from, to)).split("\n\n")[0]?.split("\n") ?? [];
+    expect(header[0]).toBe(`${from} (a/) -> ${to} (b/): src/`);
+    for (const [added = "", removed = "", path = ""] of numstat) {
+      const count = Number(added) + Number(removed);
+      expect(header).toContainEqual(
+        expect.stringMatching(new RegExp(`^ ${path} +\\| +${count} \\+{0,50}-{0,50}$`)),
+      );
+    }
+    const sum = (column: number) => numstat.reduce((total, row) => total + Number(row[column]), 0);
+    expect(header.at(-1)).toBe(
+      ` ${numstat.length} files changed, ${sum(0)} insertions(+), ${sum(1)} deletions(-)`,
+    );
+  });
+});
+
+test("--tests adds test/, and the output never names a temporary or absolute path", async () => {
+  const [from = "", to = ""] = PAIRS.at(-1) ?? [];
+  const output = await diffStages(from, to, { tests: true });
+  expect(output.split("\n")[0]).toBe(`${from} (a/) -> ${to} (b/): src/ and test/`);
+  expect(output).toMatch(/^diff --git a\/test\/\S+\.test\.ts b\/test\//m);
+  expect(output).not.toContain(ROOT);
+  expect(output).not.toContain(tmpdir());
+  expect(output).not.toMatch(/^index /m);
+});
+
+test("colour only when asked for: green additions, red removals", async () => {
+  const plain = await diffStages("day-1", "day-2-v1");
+  const coloured = await diffStages("day-1", "day-2-v1", { colour: true });
+  expect(stripVTControlCharacters(plain)).toBe(plain);
+  const lines = plain.split("\n");
+  const added = lines.find((line) => /^\+(?!\+\+ )/.test(line)) ?? "";
+  const removed = lines.find((line) => /^-(?!-- )/.test(line)) ?? "";
+  expect(coloured).toContain(`\n${paint(true, "green", added)}\n`);
+  expect(coloured).toContain(`\n${paint(true, "red", removed)}\n`);
+  expect(stripVTControlCharacters(coloured)).toBe(plain);
+});
+
+test("a project equal to the stage but for line endings and generated files has no differences", async () => {
+  const dir = projectFrom("day-1");
+  const cli = join(dir, "src", "cli.ts");
+  writeFileSync(cli, readFileSync(cli, "utf8").replaceAll("\n", "\r\n"));
+  for (const junk of ["node_modules/cac", "dist", "__pycache__"]) {
+    mkdirSync(join(dir, "src", junk), { recursive: true });
+    writeFileSync(join(dir, "src", junk, "x.js"), "generated\n");
+  }
+  for (const file of [".env", "pnpm-lock.yaml", "cli.pyc"]) {
+    writeFileSync(join(dir, "src", file), "ANTHROPIC_AUTH_TOKEN=sk-secret\n");
+  }
+  expect(await diffStageAndProject("day-1", dir)).toBe(
+    "day-1 (a/) -> your project (b/): src/\nno differences\n",
+  );
+});
+
+test("a line that differs only by the package name is not shown; the lines shown are the files' own", async () => {
+  const dir = projectFrom("day-1");
+  const cli = join(dir, "src", "cli.ts");
+  // The stage says cac("agent-code"), the project's own name; the project says the stage's name.
+  edit(cli, 'cac("agent-code")', 'cac("@agent-code/day-1")');
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "agent-code" }));
+  expect(await diffStageAndProject("day-1", dir)).toContain("no differences");
+
+  edit(cli, "cli.help();", "cli.help(); // mine");
+  const output = await diffStageAndProject("day-1", dir);
+  expect(output).toContain("\n-  cli.help();\n+  cli.help(); // mine\n");
+  expect(output).not.toContain("<package-name>");
+  expect(output).not.toMatch(/^[-+].*cac\(/m);
+});
+
+test("--src names the project's source folder; files pair up by their path inside it", async () => {
+  const dir = projectFrom("day-1", "lib");
+  edit(join(dir, "lib", "agent.ts"), "const trace: string[] = [];", "const trace: string[] = []; ");
+  writeFileSync(join(dir, "lib", "notes.md"), "mine\n");
+  const output = await diffStageAndProject("day-1", dir, { src: "lib" });
+  expect(output.split("\n").slice(0, 4)).toEqual([
+    "day-1 (a/) -> your project (b/): src/",
+    " src/agent.ts => lib/agent.ts | 2 +-",
+    " lib/notes.md                 | 1 +",
+    " 2 files changed, 2 insertions(+), 1 deletion(-)",
+  ]);
+  expect(output).toContain("diff --git a/src/agent.ts b/lib/agent.ts\n--- a/src/agent.ts\n");
+  expect(output).toContain("--- /dev/null\n+++ b/lib/notes.md\n@@ -0,0 +1 @@\n+mine\n");
+});
+
+describe("the command line", () => {
+  const run = (args: string[]) =>
+    runCli(["node", "--import", "tsx", SCRIPT], args, { env: { INIT_CWD: ROOT } });
+
+  test("prints the diff without colour when stdout is not a terminal", async () => {
+    const result = await run(["day-1", "day-2-v1"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(await diffStages("day-1", "day-2-v1"));
+  }, 30_000);
+
+  test.each([
+    [["day-1", "day-9"], "error: unknown stage: day-9 (stages: "],
+    [["day-1", "--project", "no/such/dir"], `error: not a directory: ${join(ROOT, "no/such/dir")}`],
+    [["day-1", "day-2-v1", "--src", "lib"], "error: --src goes with --project"],
+  ])(
+    "%j is a usage error: one error line, exit 2",
+    async (args, message) => {
+      const result = await run(args);
+      expect(result.exitCode).toBe(2);
+      expect(result.stdout).toBe("");
+      expect(result.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining(message)]);
+      expect(result.stderr.startsWith(message)).toBe(true);
+    },
+    30_000,
+  );
+});

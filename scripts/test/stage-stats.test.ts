@@ -1,0 +1,116 @@
+import { spawnSync } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
+import { devNull } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runCli } from "@agent-code/test-kit";
+import { describe, expect, test } from "vitest";
+import { ROOT, STAGES, stageDir } from "../lib/command.ts";
+import { countCodeLines, type StageStats, stageStats } from "../lib/stage-stats.ts";
+
+const SCRIPT = fileURLToPath(new URL("../stage-stats.ts", import.meta.url));
+
+describe("countCodeLines", () => {
+  test.each([
+    ["blank lines", "a();\n\n   \n\tb();\n", 2],
+    ["// lines, indented or not", "// why\n  // more\nx(); // trailing comment\n", 1],
+    ["/* */ blocks, one line or many", "/* a */\n/**\n * doc\n */\nf();\n", 1],
+    [
+      "code before a block or after its end",
+      "x(); /* start\nmiddle\nend */ y();\n/* a */ z();\n",
+      3,
+    ],
+    ["comment markers inside strings", "const a = \"/*\";\nb();\nconst c = '//';\n", 3],
+    ["a template literal over several lines", "const t = `\n/* not a comment\n`;\nd();\n", 4],
+    ["an escaped quote", 'const q = "\\"/*";\ne();\n', 2],
+    ["CRLF line endings", "a();\r\n// c\r\n\r\nb();\r\n", 2],
+  ])("%s", (_name, source, expected) => {
+    expect(countCodeLines(source)).toBe(expected);
+  });
+});
+
+// Counted another way: blank out /* */ blocks (keeping their line breaks), cut // comments, and
+// count the lines with anything left. Good enough for the stages, which hold no "/*" in strings.
+function independentCount(source: string): number {
+  return source
+    .replace(/\/\*[\s\S]*?\*\//g, (block) => block.replace(/[^\n]/g, ""))
+    .split("\n")
+    .filter((line) => line.replace(/\/\/.*$/, "").trim() !== "").length;
+}
+
+function numstat(from: string, to: string): { added: number; removed: number } {
+  const run = spawnSync(
+    "git",
+    [
+      "diff",
+      "--no-index",
+      "--histogram",
+      "--numstat",
+      `packages/${from}/src`,
+      `packages/${to}/src`,
+    ],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+      env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: devNull },
+    },
+  );
+  const rows = run.stdout.trim().split("\n").filter(Boolean);
+  const sum = (column: number) =>
+    rows.reduce((total, row) => total + Number(row.split("\t")[column]), 0);
+  return { added: sum(0), removed: sum(1) };
+}
+
+test("every stage in course order: files, lines of code and the change against the one before", () => {
+  const expected: StageStats[] = STAGES.map((stage, index) => {
+    const src = join(stageDir(stage), "src");
+    const files = readdirSync(src, { recursive: true, withFileTypes: true }).filter((entry) =>
+      entry.isFile(),
+    );
+    const previous = STAGES[index - 1];
+    return {
+      stage,
+      files: files.length,
+      lines: files.reduce(
+        (sum, entry) =>
+          sum + independentCount(readFileSync(join(entry.parentPath, entry.name), "utf8")),
+        0,
+      ),
+      ...(previous === undefined ? { added: 0, removed: 0 } : numstat(previous, stage)),
+    };
+  });
+  expect(stageStats()).toEqual(expected);
+});
+
+describe("the command line", () => {
+  const run = (args: string[]) => runCli(["node", "--import", "tsx", SCRIPT], args);
+
+  test("a table with one row per stage that says what is not counted; --json the same data", async () => {
+    const stats = stageStats();
+    const [table, json] = await Promise.all([run([]), run(["--json"])]);
+    expect(table.exitCode).toBe(0);
+    expect(table.stdoutLines[0]?.split(/\s+/)).toEqual([
+      "stage",
+      "files",
+      "lines",
+      "added",
+      "removed",
+    ]);
+    for (const [index, row] of stats.entries()) {
+      const cells = [row.stage, row.files, row.lines, row.added, row.removed].map(String);
+      expect(table.stdoutLines[index + 1]?.trim().split(/\s+/)).toEqual(cells);
+    }
+    expect(table.stdout).toContain("blank lines and comment-only lines are not counted");
+    expect(json.exitCode).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual(stats);
+  }, 30_000);
+
+  test("an unknown option is a usage error: one error line, exit 2", async () => {
+    const result = await run(["--csv"]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr.trimEnd().split("\n")).toEqual([
+      expect.stringMatching(/^error: Unknown option '--csv'.*usage: pnpm stage-stats \[--json\]/),
+    ]);
+  }, 30_000);
+});
