@@ -1,0 +1,141 @@
+// `pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json]`: a
+// stage's contract against a learner's agent-code, in any language, with reasons to act on.
+import { existsSync, statSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { findContract, splitCommand } from "@agent-code/test-kit";
+import { jsonOutput, textOutput } from "./lib/check-report.ts";
+import { type CheckSettings, runCheck } from "./lib/check-run.ts";
+import { requireStage, runCommand, STAGES, UsageError, useColour } from "./lib/command.ts";
+
+const USAGE =
+  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json] [--only <scenario>] [--timeout-ms <ms>]';
+
+const DEFAULT_TIMEOUT_MS = 20_000;
+
+async function main(argv: string[]): Promise<number> {
+  const { settings, json } = checkSettings(argv, process.env.INIT_CWD ?? process.cwd());
+  const write = (text: string) => process.stdout.write(text);
+  const output = json
+    ? jsonOutput(
+        write,
+        process.stderr.isTTY ? (text) => process.stderr.write(text) : undefined,
+        useColour(process.stderr),
+      )
+    : textOutput(write, useColour(process.stdout));
+  // The commands run in process groups of their own, which a Ctrl-C does not reach: stop them.
+  const interrupt = new AbortController();
+  const stop = () => interrupt.abort();
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+  try {
+    const report = await runCheck(settings, output, interrupt.signal);
+    if (report === undefined) {
+      console.error("error: check interrupted; the commands it started were stopped");
+      return 130;
+    }
+    return report.highestStagePassed === null ? 1 : 0;
+  } finally {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  }
+}
+
+// argv to settings; every mistake is a UsageError. Relative paths are the caller's (INIT_CWD).
+export function checkSettings(
+  argv: string[],
+  callerDir: string,
+): { settings: CheckSettings; json: boolean } {
+  const { values, positionals } = parseCheckArgs(argv);
+  if (positionals.length > 1) {
+    throw new UsageError(`one stage at a time, got: ${positionals.join(" ")} (${USAGE})`);
+  }
+  const [stage] = positionals;
+  if (values.all && stage !== undefined) {
+    throw new UsageError(`--all checks every stage: leave out ${stage}`);
+  }
+  if (values.all && values.only !== undefined) {
+    throw new UsageError("--only names scenarios of one stage: it does not go with --all");
+  }
+  const stages = values.all ? STAGES : [requireStage(stage)];
+  const project = resolve(callerDir, values.project ?? ".");
+  if (statSync(project, { throwIfNoEntry: false })?.isDirectory() !== true) {
+    throw new UsageError(`project directory not found: ${project}`);
+  }
+  const command = values.cmd === undefined ? tsxCommand(project) : splitCommand(values.cmd);
+  if (command.length === 0) throw new UsageError("--cmd is empty: give the command to run");
+  const ids = findContract(stages[0] ?? "")?.scenarios.map((scenario) => scenario.id) ?? [];
+  const unknown = values.only?.find((id) => !ids.includes(id));
+  if (unknown !== undefined) {
+    throw new UsageError(`${stages[0]} has no scenario ${unknown} (scenarios: ${ids.join(", ")})`);
+  }
+  return {
+    settings: {
+      stages,
+      project,
+      command,
+      strict: values.strict === true,
+      only: values.only,
+      timeoutMs: timeoutOption(values["timeout-ms"]),
+    },
+    json: values.json === true,
+  };
+}
+
+function parseCheckArgs(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        all: { type: "boolean" },
+        project: { type: "string" },
+        cmd: { type: "string" },
+        strict: { type: "boolean" },
+        json: { type: "boolean" },
+        only: { type: "string", multiple: true },
+        "timeout-ms": { type: "string" },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message} (${USAGE})`);
+  }
+}
+
+// Without --cmd the project is run the way its `pnpm start` does: tsx on src/cli.ts.
+function tsxCommand(project: string): string[] {
+  if (!existsSync(join(project, "src", "cli.ts"))) {
+    throw new UsageError(
+      `no src/cli.ts in ${project}: pass --cmd "<the command that runs your agent-code>"`,
+    );
+  }
+  if (!hasTsx(project)) {
+    throw new UsageError(
+      `tsx is not installed for ${project}: install it, or pass --cmd "<the command that runs your agent-code>"`,
+    );
+  }
+  return [process.execPath, "--import", "tsx", "src/cli.ts"];
+}
+
+// Where `node --import tsx` run in `dir` would find it: node_modules of dir or of a parent.
+function hasTsx(dir: string): boolean {
+  for (let current = dir; ; current = dirname(current)) {
+    if (existsSync(join(current, "node_modules", "tsx", "package.json"))) return true;
+    if (dirname(current) === current) return false;
+  }
+}
+
+function timeoutOption(value: string | undefined): number {
+  if (value === undefined) return DEFAULT_TIMEOUT_MS;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms < 1) {
+    throw new UsageError(`--timeout-ms must be a positive whole number of milliseconds: ${value}`);
+  }
+  return ms;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  await runCommand(() => main(process.argv.slice(2)));
+}

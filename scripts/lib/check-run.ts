@@ -1,0 +1,162 @@
+// Runs stage contracts against a learner's command and keeps the facts `pnpm check` reports,
+// as text or as JSON (scripts/lib/check-schema.json describes that document).
+import { availableParallelism } from "node:os";
+import { findContract, runContract, type ScenarioResult } from "@agent-code/test-kit";
+import { STAGES, UsageError } from "./command.ts";
+
+export interface CheckSettings {
+  stages: string[];
+  project: string;
+  command: string[];
+  strict: boolean;
+  only: string[] | undefined;
+  timeoutMs: number;
+}
+
+// pass; fail (decides the stage); note (a conformance miss, which decides only with --strict).
+export type Verdict = "pass" | "fail" | "note";
+
+export interface ScenarioReport {
+  id: string;
+  title: string;
+  level: "core" | "conformance";
+  verdict: Verdict;
+  timedOut: boolean;
+  failures: { message: string; docs: string | null }[];
+  serverText: string | null;
+}
+
+export interface StageReport {
+  stage: string;
+  title: string;
+  passed: boolean;
+  scenarios: ScenarioReport[];
+}
+
+export interface CheckReport {
+  version: 1;
+  project: string;
+  command: string[];
+  strict: boolean;
+  stages: StageReport[];
+  highestStagePassed: string | null;
+}
+
+// What the text and JSON outputs are told as the check goes; scenarios arrive in contract order.
+export interface CheckOutput {
+  start(settings: CheckSettings): void;
+  stage(stage: string, title: string): void;
+  scenario(stage: string, scenario: ScenarioReport): void;
+  stageDone(report: StageReport): void;
+  done(report: CheckReport): void;
+}
+
+// A tsx start costs about a second of CPU: one scenario per core, at least two (scenarios also
+// wait on retries and timeouts), at most four (a check should not take over a machine).
+const CONCURRENCY = Math.min(4, Math.max(2, availableParallelism()));
+
+// Every stage of the settings in turn; undefined when `signal` stopped the check (Ctrl-C).
+export async function runCheck(
+  settings: CheckSettings,
+  output: CheckOutput,
+  signal?: AbortSignal,
+): Promise<CheckReport | undefined> {
+  output.start(settings);
+  const stages: StageReport[] = [];
+  for (const stage of settings.stages) {
+    const report = await checkStage(stage, settings, output, signal);
+    if (report === undefined) return undefined;
+    output.stageDone(report);
+    stages.push(report);
+  }
+  const report: CheckReport = {
+    version: 1,
+    project: settings.project,
+    command: settings.command,
+    strict: settings.strict,
+    stages,
+    highestStagePassed: highestStagePassed(stages),
+  };
+  output.done(report);
+  return report;
+}
+
+async function checkStage(
+  stage: string,
+  settings: CheckSettings,
+  output: CheckOutput,
+  signal?: AbortSignal,
+): Promise<StageReport | undefined> {
+  const contract = findContract(stage);
+  if (contract === undefined) throw new Error(`no contract for stage: ${stage}`);
+  output.stage(stage, contract.title);
+  // A command that cannot start fails every scenario the same way: stop at the first one.
+  const cannotStart = new AbortController();
+  const stop = signal ? AbortSignal.any([signal, cannotStart.signal]) : cannotStart.signal;
+  let spawnError: string | undefined;
+  // Results arrive as scenarios finish; they are passed on in contract order.
+  const pending = contract.scenarios
+    .filter((scenario) => settings.only === undefined || settings.only.includes(scenario.id))
+    .map((scenario) => scenario.id);
+  const finished = new Map<string, ScenarioReport>();
+
+  const result = await runContract(contract, {
+    command: settings.command,
+    cwd: settings.project,
+    timeoutMs: settings.timeoutMs,
+    only: settings.only,
+    concurrency: CONCURRENCY,
+    signal: stop,
+    onScenario(scenario) {
+      if (stop.aborted) return;
+      if (scenario.run.spawnError !== undefined) {
+        spawnError = scenario.run.spawnError;
+        cannotStart.abort();
+        return;
+      }
+      finished.set(scenario.id, scenarioReport(scenario, settings.strict));
+      for (const id of [...pending]) {
+        const next = finished.get(id);
+        if (next === undefined) break;
+        output.scenario(stage, next);
+        pending.shift();
+      }
+    },
+  });
+  if (spawnError !== undefined) {
+    throw new UsageError(`cannot start \`${settings.command.join(" ")}\`: ${spawnError}`);
+  }
+  if (signal?.aborted) return undefined;
+  return {
+    stage: contract.stage,
+    title: contract.title,
+    passed: settings.strict ? result.strictPassed : result.passed,
+    scenarios: result.scenarios.map((scenario) => scenarioReport(scenario, settings.strict)),
+  };
+}
+
+function scenarioReport(result: ScenarioResult, strict: boolean): ScenarioReport {
+  const decides = strict || result.level === "core";
+  return {
+    id: result.id,
+    title: result.title,
+    level: result.level,
+    verdict: result.passed ? "pass" : decides ? "fail" : "note",
+    timedOut: result.timedOut,
+    failures: result.failures.map(({ message, docs }) => ({ message, docs: docs || null })),
+    serverText: result.serverText ?? null,
+  };
+}
+
+// The latest stage, in course order, that passed. Each stage is judged on its own: an earlier
+// stage that fails (a text that changed since, say) does not hide a later one that passes.
+export function highestStagePassed(
+  stages: { stage: string; passed: boolean }[],
+  order: string[] = STAGES,
+): string | null {
+  let highest: string | null = null;
+  for (const stage of order) {
+    if (stages.some((report) => report.stage === stage && report.passed)) highest = stage;
+  }
+  return highest;
+}
