@@ -1,0 +1,87 @@
+// Terminal replays for the docs: each stage's acceptance runs, run offline through its contract
+// (the fake server or the mock) against its bundle, and written down as a terminal shows them,
+// with what differs from run to run (the clock, the directory, the port) normalised.
+import { existsSync, realpathSync } from "node:fs";
+import { join } from "node:path";
+import { findContract, runScenario } from "@agent-code/test-kit";
+import { stageDir } from "./command.ts";
+
+// Per stage, the contract scenarios that show its lesson working.
+export const REPLAYS: Record<string, string[]> = {
+  "day-1": ["echo-round-trip", "repl-help-exit"],
+  "day-2-v1": ["one-line-answer"],
+  "day-2-v2": ["system-date-round", "parallel-tool-calls"],
+  "day-2-v3": ["two-step-chain", "mock-offline", "max-steps", "stop-max_tokens"],
+};
+
+const COMMAND = ["node", "dist/agent-code.mjs"];
+
+// The README's normalisation table lists these; keep the two in step. A zone is a short name
+// (UTC, CET) with an optional offset (GMT+8, GMT-3:30): `\S+` would eat a closing `"}` too.
+const NORMALISE: { pattern: RegExp; replacement: string }[] = [
+  {
+    pattern: /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} [A-Za-z]+(?:[+-]\d{1,2}(?::\d{2})?)?/g,
+    replacement: "2026-05-20 14:32:00 UTC",
+  },
+  { pattern: /127\.0\.0\.1:\d+/g, replacement: "127.0.0.1:PORT" },
+];
+const PROJECT_DIR = "/your/project";
+
+// "day-2-v3/two-step-chain" for every replay, in course order.
+export function replayIds(): string[] {
+  return Object.entries(REPLAYS).flatMap(([stage, ids]) => ids.map((id) => `${stage}/${id}`));
+}
+
+// docs/replays/day-2-v3-two-step-chain.txt for "day-2-v3/two-step-chain".
+export function replayFile(id: string): string {
+  return `docs/replays/${id.replace("/", "-")}.txt`;
+}
+
+// The replay's text, without a final newline. Throws when the run does not pass its scenario's
+// judgements: a replay of a broken run would teach the wrong thing.
+export async function runReplay(id: string): Promise<string> {
+  const [stage = "", scenarioId = ""] = id.split("/");
+  const scenario = findContract(stage)?.scenarios.find((candidate) => candidate.id === scenarioId);
+  if (scenario === undefined) throw new Error(`no scenario ${scenarioId} in ${stage}'s contract`);
+  const cwd = stageDir(stage);
+  if (!existsSync(join(cwd, COMMAND[1] ?? ""))) {
+    throw new Error(`replay ${id}: ${stage} has no bundle; run \`pnpm turbo run build\` first`);
+  }
+  const result = await runScenario(scenario, { command: COMMAND, cwd });
+  if (!result.passed) {
+    const why = result.failures.map((failure) => failure.message).join("; ");
+    throw new Error(`replay ${id}: the run fails its scenario (${why}); rebuild the stages`);
+  }
+  const { run } = result;
+  const args = run.command.slice(COMMAND.length).map(shellQuote);
+  const command = [...stdinPipe(scenario.stdin), "agent-code", ...args].join(" ");
+  const output = [`$ ${command}`, run.stdout.replace(/\n$/, "")];
+  if (run.stderr !== "") output.push(run.stderr.replace(/\n$/, ""));
+  return normalise(output.join("\n"), [cwd, realpathSync(cwd)]);
+}
+
+export function normalise(text: string, directories: string[]): string {
+  let result = text;
+  // The longest first, so a directory inside another is not half replaced.
+  for (const directory of [...directories].sort((a, b) => b.length - a.length)) {
+    result = result.split(directory).join(PROJECT_DIR);
+  }
+  for (const { pattern, replacement } of NORMALISE) result = result.replace(pattern, replacement);
+  return result;
+}
+
+// Piped input shown the way a reader would type it: printf '%s\n' /help /exit | agent-code
+function stdinPipe(stdin: string | undefined): string[] {
+  if (stdin === undefined || stdin === "") return [];
+  const lines = stdin.replace(/\n$/, "").split("\n");
+  return ["printf", "'%s\\n'", ...lines.map(shellQuote), "|"];
+}
+
+// As a person would type it: bare when safe, else in single quotes, or in double quotes when it
+// holds a single quote and nothing a shell expands inside double quotes.
+function shellQuote(arg: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
+  if (!arg.includes("'")) return `'${arg}'`;
+  if (!/["$`\\!]/.test(arg)) return `"${arg}"`;
+  return `'${arg.replaceAll("'", `'\\''`)}'`;
+}

@@ -1,0 +1,307 @@
+// docs:generate and docs:check share one plan: what every generated file, marked block and figure
+// should hold, computed from the stages. generate writes it; check compares it with what is there.
+// Both take the root of the tree to work on, so a test can point them at a drifted overlay.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join, posix } from "node:path";
+import { STAGES } from "./command.ts";
+import { extractCode } from "./docs-code.ts";
+import { checkContractLinks, checkPageLinks, type LinkChecker, linkChecker } from "./docs-links.ts";
+import {
+  type Block,
+  type Figure,
+  fenceConflict,
+  fillPage,
+  type Problem,
+  pagePaths,
+  scanPage,
+  treePath,
+} from "./docs-pages.ts";
+import { replayFile, replayIds, runReplay } from "./docs-replays.ts";
+import { diffStages } from "./stage-diff.ts";
+import { type StageStats, stageStats } from "./stage-stats.ts";
+
+// What the docs are generated from. Building it runs every replay, so tests build it once.
+export interface Sources {
+  // "day-1..day-2-v1" -> the stage diff, for each pair of consecutive stages.
+  diffs: Map<string, string>;
+  // "day-2-v3/two-step-chain" -> the replay, for each replay whose run passed.
+  replays: Map<string, string>;
+  stats: StageStats[];
+  // Replays that could not be made.
+  problems: Problem[];
+}
+
+export interface DocsReport {
+  problems: Problem[];
+  pages: number;
+  blocks: number;
+  figures: number;
+  links: number;
+  generated: number;
+}
+
+const GENERATE = "run `pnpm docs:generate`";
+const GENERATED_DIRS = ["docs/diffs", "docs/replays"];
+const STAT_FIELDS = ["files", "lines", "added", "removed"] as const;
+
+export async function buildSources(): Promise<Sources> {
+  const problems: Problem[] = [];
+  const pairs = STAGES.slice(1).map((to, index) => `${STAGES[index]}..${to}`);
+  const [diffs, replays] = await Promise.all([
+    Promise.all(pairs.map(async (pair) => [pair, await stageDiff(pair)] as const)),
+    Promise.all(
+      replayIds().map(async (id) => {
+        try {
+          return [[id, await runReplay(id)] as const];
+        } catch (error) {
+          problems.push({ file: replayFile(id), message: (error as Error).message });
+          return [];
+        }
+      }),
+    ),
+  ]);
+  return { diffs: new Map(diffs), replays: new Map(replays.flat()), stats: stageStats(), problems };
+}
+
+export async function checkDocs(root: string, sources?: Sources): Promise<DocsReport> {
+  const plan = await planDocs(root, sources ?? (await buildSources()));
+  return { ...plan.report, problems: [...plan.report.problems, ...plan.drift] };
+}
+
+// Writes every file that differs from the plan and deletes generated files nothing makes any
+// more. Returns the paths written and deleted, and the problems that generating cannot fix.
+export async function generateDocs(
+  root: string,
+  sources?: Sources,
+): Promise<DocsReport & { written: string[]; deleted: string[] }> {
+  const plan = await planDocs(root, sources ?? (await buildSources()));
+  for (const [file, text] of plan.writes) {
+    mkdirSync(dirname(join(root, file)), { recursive: true });
+    writeFileSync(join(root, file), text);
+  }
+  for (const file of plan.stale) rmSync(join(root, file));
+  return { ...plan.report, written: [...plan.writes.keys()], deleted: plan.stale };
+}
+
+export function formatProblem(problem: Problem): string {
+  return `${problem.file}${problem.line === undefined ? "" : `:${problem.line}`}: ${problem.message}`;
+}
+
+interface Plan {
+  // Files whose content differs from what they should hold, with that content.
+  writes: Map<string, string>;
+  // Files in the generated folders that nothing generates.
+  stale: string[];
+  // A difference for each block, figure or generated file that generate would change.
+  drift: Problem[];
+  // Everything generate cannot fix, and the counts.
+  report: DocsReport;
+}
+
+async function planDocs(root: string, sources: Sources): Promise<Plan> {
+  const plan: Plan = {
+    writes: new Map(),
+    stale: [],
+    drift: [],
+    report: {
+      problems: [...sources.problems],
+      pages: 0,
+      blocks: 0,
+      figures: 0,
+      links: 0,
+      generated: 0,
+    },
+  };
+  planGenerated(root, sources, plan);
+  const check = linkChecker(root);
+  for (const file of pagePaths(root)) await planPage(root, file, sources, check, plan);
+  plan.report.problems.push(...checkContractLinks(check));
+  return plan;
+}
+
+async function planPage(
+  root: string,
+  file: string,
+  sources: Sources,
+  check: LinkChecker,
+  plan: Plan,
+): Promise<void> {
+  const text = readFileSync(treePath(root, file), "utf8");
+  const page = scanPage(file, text);
+  const { problems } = plan.report;
+  problems.push(...page.problems, ...checkPageLinks(file, page.links, check));
+  const expected = { blocks: new Map<Block, string>(), figures: new Map<Figure, string>() };
+  for (const block of page.blocks) {
+    const at = { file, line: block.line };
+    const source = await blockSource(root, block, sources);
+    if ("error" in source) {
+      problems.push({ ...at, message: `${marker(block)}: ${source.error}` });
+      continue;
+    }
+    const conflict = fenceConflict(block, source.text);
+    if (conflict !== undefined) {
+      problems.push({
+        ...at,
+        message: `${marker(block)}: ${source.name} does not fit: ${conflict}`,
+      });
+      continue;
+    }
+    expected.blocks.set(block, source.text);
+    if (block.content === source.text) continue;
+    const difference = firstDifference(block.content, source.text);
+    plan.drift.push({
+      ...at,
+      message: `the block of ${marker(block)} differs from ${source.name}${difference}; ${GENERATE}`,
+    });
+  }
+  for (const figure of page.figures) {
+    const at = { file, line: figure.line };
+    const name = `<!-- stat: ${figure.arg} -->`;
+    const value = figureValue(figure.arg, sources.stats);
+    if (value === undefined) {
+      const fields = STAT_FIELDS.join(", ");
+      problems.push({ ...at, message: `${name} should be <stage>.<field>, a field of ${fields}` });
+      continue;
+    }
+    expected.figures.set(figure, value);
+    if (figure.text === value) continue;
+    plan.drift.push({
+      ...at,
+      message: `figure ${name} says ${figure.text}, stage-stats says ${value}; ${GENERATE}`,
+    });
+  }
+  const filled = fillPage(text, page, expected);
+  if (filled !== text) plan.writes.set(file, filled);
+  plan.report.pages++;
+  plan.report.blocks += page.blocks.length;
+  plan.report.figures += page.figures.length;
+  plan.report.links += page.links.length;
+}
+
+// docs/diffs/<from>..<to>.diff and docs/replays/<stage>-<scenario>.txt.
+function planGenerated(root: string, sources: Sources, plan: Plan): void {
+  const files = new Map<string, { text: string; source: string }>();
+  for (const [pair, text] of sources.diffs) {
+    files.set(`docs/diffs/${pair}.diff`, { text, source: diffSourceName(pair) });
+  }
+  for (const [id, text] of sources.replays) {
+    files.set(replayFile(id), { text: `${text}\n`, source: replaySourceName(id) });
+  }
+  for (const [file, { text, source }] of files) {
+    const path = join(root, file);
+    const current = existsSync(path) ? readFileSync(path, "utf8") : undefined;
+    if (current === text) continue;
+    plan.writes.set(file, text);
+    const what = current === undefined ? "is missing" : "is out of date";
+    plan.drift.push({ file, message: `${what}: it is generated from ${source}; ${GENERATE}` });
+  }
+  // A replay that failed keeps its old file: its problem is reported already.
+  const failed = new Set(sources.problems.map((problem) => problem.file));
+  for (const dir of GENERATED_DIRS) {
+    if (!existsSync(join(root, dir))) continue;
+    for (const name of readdirSync(join(root, dir))) {
+      const file = `${dir}/${name}`;
+      if (files.has(file) || failed.has(file)) continue;
+      plan.stale.push(file);
+      plan.drift.push({ file, message: `nothing generates it any more; ${GENERATE}` });
+    }
+  }
+  plan.report.generated = files.size;
+}
+
+// What a block should hold and where that comes from, or why it cannot be known.
+type Source = { text: string; name: string } | { error: string };
+
+async function blockSource(root: string, block: Block, sources: Sources): Promise<Source> {
+  if (block.kind === "code") return codeSource(root, block.arg);
+  if (block.kind === "replay") {
+    const text = sources.replays.get(block.arg);
+    if (text !== undefined) {
+      return { text, name: `${replayFile(block.arg)} (${replaySourceName(block.arg)})` };
+    }
+    if (replayIds().includes(block.arg)) {
+      return { error: `its run failed (${replayFile(block.arg)})` };
+    }
+    return {
+      error: `no such replay; the replays are ${replayIds().join(", ")} (REPLAYS in scripts/lib/docs-replays.ts)`,
+    };
+  }
+  const diff = /^(\S+)\.\.(\S+)(?:\s+(\S+))?$/.exec(block.arg);
+  const [, from = "", to = "", path] = diff ?? [];
+  if (!STAGES.includes(from) || !STAGES.includes(to)) {
+    return {
+      error: `should name two stages and maybe a file, e.g. day-2-v1..day-2-v2 src/agent.ts (stages: ${STAGES.join(", ")})`,
+    };
+  }
+  const pair = `${from}..${to}`;
+  const whole = sources.diffs.get(pair) ?? (await stageDiff(pair));
+  if (path === undefined) return { text: whole.replace(/\n$/, ""), name: diffSourceName(pair) };
+  const part = filePart(whole, path);
+  if (part === undefined) return { error: `the diff ${pair} does not change ${path}` };
+  return { text: part, name: `${diffSourceName(pair)}, ${path}` };
+}
+
+// "day-2-v3/src/agent.ts#runAgent": a file below packages/ and maybe a declaration in it.
+function codeSource(root: string, arg: string): Source {
+  const match = /^([^#\s]+)(?:#([\w$]+(?:\.[\w$]+)?))?$/.exec(arg);
+  const file = `packages/${match?.[1] ?? ""}`;
+  const name = match?.[2];
+  if (match === null || posix.normalize(file) !== file) {
+    return { error: "should be <package>/<path>, maybe with #<Name> or #<Name.member>" };
+  }
+  const path = treePath(root, file);
+  if (!existsSync(path)) return { error: `${file} does not exist` };
+  try {
+    const text = extractCode(readFileSync(path, "utf8"), file, name);
+    return { text, name: name === undefined ? file : `${file} (${name})` };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+function figureValue(arg: string, stats: StageStats[]): string | undefined {
+  const [stage, field] = arg.split(".");
+  const row = stats.find((candidate) => candidate.stage === stage);
+  const known = STAT_FIELDS.find((candidate) => candidate === field);
+  return row === undefined || known === undefined ? undefined : String(row[known]);
+}
+
+// One file's part of a stage diff: from its `diff --git` line to the next file's.
+function filePart(diff: string, path: string): string | undefined {
+  const parts = diff.replace(/\n$/, "").split(/\n(?=diff --git )/);
+  return parts.find((part) => {
+    const header = part.slice(0, part.indexOf("\n"));
+    return header.startsWith(`diff --git a/${path} `) || header.endsWith(` b/${path}`);
+  });
+}
+
+async function stageDiff(pair: string): Promise<string> {
+  const [from = "", to = ""] = pair.split("..");
+  return diffStages(from, to, { colour: false });
+}
+
+function diffSourceName(pair: string): string {
+  return `\`pnpm stage-diff ${pair.replace("..", " ")}\``;
+}
+
+function replaySourceName(id: string): string {
+  return `${id.replace("/", "'s scenario ")}, run offline`;
+}
+
+function marker(block: Block): string {
+  return `<!-- ${block.kind}: ${block.arg} -->`;
+}
+
+// Where a block first differs from its source, so the message shows what changed.
+function firstDifference(actual: string, expected: string): string {
+  if (actual === "") return " (the block is empty)";
+  const found = actual.split("\n");
+  const wanted = expected.split("\n");
+  const index = found.findIndex((line, at) => line !== wanted[at]);
+  const at = index === -1 ? found.length : index;
+  const show = (line: string | undefined) =>
+    line === undefined
+      ? "nothing"
+      : JSON.stringify(line.length > 60 ? `${line.slice(0, 57)}...` : line);
+  return ` (block line ${at + 1}: found ${show(found[at])}, expected ${show(wanted[at])})`;
+}

@@ -1,0 +1,262 @@
+// docs:check against overlays: a tree holding only docs/ (a fixture page using every marker against
+// the real stages, and the generated files) plus the one drifted file; everything else is read
+// from the repository. The sources (diffs, replays, figures) are built once: replays spawn bundles.
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runCli } from "@agent-code/test-kit";
+import { afterAll, beforeAll, expect, test } from "vitest";
+import { ROOT } from "../lib/command.ts";
+import {
+  buildSources,
+  checkDocs,
+  formatProblem,
+  generateDocs,
+  type Sources,
+} from "../lib/docs-tree.ts";
+
+const FIXTURE = "docs/fixture.md";
+const FENCE = "```";
+
+// Every marker kind, with empty blocks and zero figures for docs:generate to fill.
+const FIXTURE_PAGE = [
+  "# Fixture",
+  "",
+  "day-2-v3 has <!-- stat: day-2-v3.lines -->0<!-- /stat --> lines in",
+  "<!-- stat: day-2-v3.files -->0<!-- /stat --> files; its lesson added",
+  "<!-- stat: day-2-v3.added -->0<!-- /stat --> and removed <!-- stat: day-2-v3.removed -->0<!-- /stat -->.",
+  "",
+  "<!-- code: day-2-v3/src/agent.ts#runAgent -->",
+  `${FENCE}ts`,
+  FENCE,
+  "",
+  "<!-- code: day-2-v3/src/model.ts#AnthropicProvider.complete -->",
+  `${FENCE}ts`,
+  FENCE,
+  "",
+  "<!-- code: day-1/src/agent.ts -->",
+  `${FENCE}ts`,
+  FENCE,
+  "",
+  "<!-- diff: day-2-v2..day-2-v3 -->",
+  `${FENCE}diff`,
+  FENCE,
+  "",
+  "<!-- diff: day-2-v2..day-2-v3 src/agent.ts -->",
+  `${FENCE}diff`,
+  FENCE,
+  "",
+  "<!-- replay: day-2-v3/two-step-chain -->",
+  `${FENCE}text`,
+  FENCE,
+  "",
+  "Links: [stop reasons](day-2.md#stop-reasons), [the README](../README.md), [here](#fixture),",
+  "[a stage](../packages/day-1/src/agent.ts).",
+  "",
+  "Not markers: `<!-- stat: day-9.lines -->x<!-- /stat -->`, `[a](nowhere.md)` and",
+  "",
+  `${FENCE}md`,
+  "<!-- code: day-9/src/nothing.ts#nothing -->",
+  "[a](nowhere.md)",
+  FENCE,
+  "",
+].join("\n");
+
+let sources: Sources;
+let base: string;
+const temporary: string[] = [];
+
+beforeAll(async () => {
+  sources = await buildSources();
+  base = temporaryDir();
+  mkdirSync(join(base, "docs"));
+  writeFileSync(join(base, FIXTURE), FIXTURE_PAGE);
+  const generated = await generateDocs(base, sources);
+  expect(generated.problems.map(formatProblem)).toEqual([]);
+}, 60_000);
+
+afterAll(() => {
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+});
+
+function temporaryDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "docs-overlay-"));
+  temporary.push(dir);
+  return dir;
+}
+
+// A copy of the base overlay with one file changed: taken from the overlay, else the repository.
+function drifted(file: string, edit: (text: string) => string): string {
+  const dir = temporaryDir();
+  cpSync(base, dir, { recursive: true });
+  const own = join(dir, file);
+  const from = [own, join(ROOT, file)].find((path) => existsSync(path));
+  const text = from === undefined ? "" : readFileSync(from, "utf8");
+  const changed = edit(text);
+  expect(changed).not.toBe(text);
+  mkdirSync(dirname(own), { recursive: true });
+  writeFileSync(own, changed);
+  return dir;
+}
+
+async function problems(root: string): Promise<string[]> {
+  return (await checkDocs(root, sources)).problems.map(formatProblem);
+}
+
+function lineOf(text: string, needle: string): number {
+  return text.split("\n").findIndex((line) => line.includes(needle)) + 1;
+}
+
+test("the real tree passes docs:check", async () => {
+  expect(await problems(ROOT)).toEqual([]);
+});
+
+test("generate fills every kind of block and figure, and the overlay then passes", async () => {
+  const page = readFileSync(join(base, FIXTURE), "utf8");
+  const stats = sources.stats.find((row) => row.stage === "day-2-v3");
+  expect(page).toContain(`<!-- stat: day-2-v3.lines -->${stats?.lines}<!-- /stat -->`);
+  expect(page).toContain("export async function runAgent(");
+  expect(page).toContain("diff --git a/src/agent.ts b/src/agent.ts");
+  expect(page).toContain("cwd: /your/project");
+  expect(existsSync(join(base, "docs/diffs/day-1..day-2-v1.diff"))).toBe(true);
+  expect(existsSync(join(base, "docs/replays/day-1-repl-help-exit.txt"))).toBe(true);
+  expect(await problems(base)).toEqual([]);
+  // A second run has nothing left to do.
+  expect((await generateDocs(base, sources)).written).toEqual([]);
+});
+
+test("a code block that differs from its declaration fails, naming the doc, marker and source", async () => {
+  const root = drifted(FIXTURE, (text) =>
+    text.replace("const trace: string[] = [];", "const trace = [];"),
+  );
+  const line = lineOf(FIXTURE_PAGE, "#runAgent");
+  expect(await problems(root)).toEqual([
+    expect.stringMatching(
+      new RegExp(
+        `^docs/fixture\\.md:${line}: the block of <!-- code: day-2-v3/src/agent\\.ts#runAgent --> differs from packages/day-2-v3/src/agent\\.ts \\(runAgent\\) .*run \`pnpm docs:generate\`$`,
+      ),
+    ),
+  ]);
+});
+
+test("a changed stage source fails the code block that shows it", async () => {
+  const root = drifted("packages/day-2-v3/src/agent.ts", (text) =>
+    text.replace("const trace: string[] = [];", "const trace: string[] = []; // drifted"),
+  );
+  const found = await problems(root);
+  expect(found).toHaveLength(1);
+  expect(found[0]).toContain("<!-- code: day-2-v3/src/agent.ts#runAgent --> differs");
+});
+
+test("a marker naming a declaration or member that does not exist is an error", async () => {
+  const root = drifted(FIXTURE, (text) =>
+    text.replace("#runAgent -->", "#runAgents -->").replace(".complete -->", ".completes -->"),
+  );
+  expect(await problems(root)).toEqual([
+    expect.stringContaining(
+      "<!-- code: day-2-v3/src/agent.ts#runAgents -->: packages/day-2-v3/src/agent.ts has no top-level declaration runAgents",
+    ),
+    expect.stringContaining(
+      "AnthropicProvider in packages/day-2-v3/src/model.ts has no member completes",
+    ),
+  ]);
+});
+
+test("a diff block or a generated diff that differs from stage-diff fails", async () => {
+  const block = drifted(FIXTURE, (text) =>
+    text.replaceAll("+++ b/src/agent.ts", "+++ b/src/agents.ts"),
+  );
+  expect(await problems(block)).toEqual([
+    expect.stringContaining(
+      "<!-- diff: day-2-v2..day-2-v3 --> differs from `pnpm stage-diff day-2-v2 day-2-v3` (",
+    ),
+    expect.stringContaining(
+      "<!-- diff: day-2-v2..day-2-v3 src/agent.ts --> differs from `pnpm stage-diff day-2-v2 day-2-v3`, src/agent.ts",
+    ),
+  ]);
+  const file = drifted("docs/diffs/day-1..day-2-v1.diff", (text) => `${text}+stray line\n`);
+  expect(await problems(file)).toEqual([
+    "docs/diffs/day-1..day-2-v1.diff: is out of date: it is generated from `pnpm stage-diff day-1 day-2-v1`; run `pnpm docs:generate`",
+  ]);
+});
+
+test("a generated file nothing makes any more fails, and generate deletes it", async () => {
+  const root = drifted("docs/replays/day-1-old-scenario.txt", () => "$ agent-code\n");
+  expect(await problems(root)).toEqual([
+    "docs/replays/day-1-old-scenario.txt: nothing generates it any more; run `pnpm docs:generate`",
+  ]);
+  await generateDocs(root, sources);
+  expect(existsSync(join(root, "docs/replays/day-1-old-scenario.txt"))).toBe(false);
+});
+
+test("a replay block that differs from its run fails, and an unknown replay is an error", async () => {
+  const drift = drifted(FIXTURE, (text) =>
+    text.replace("final: The tools said:", "final: The tool said:"),
+  );
+  expect(await problems(drift)).toEqual([
+    expect.stringContaining(
+      "<!-- replay: day-2-v3/two-step-chain --> differs from docs/replays/day-2-v3-two-step-chain.txt (day-2-v3's scenario two-step-chain, run offline)",
+    ),
+  ]);
+  const unknown = drifted(FIXTURE, (text) => text.replace("two-step-chain", "three-step-chain"));
+  expect(await problems(unknown)).toEqual([
+    expect.stringContaining("<!-- replay: day-2-v3/three-step-chain -->: no such replay"),
+  ]);
+});
+
+test("a figure that differs from stage-stats fails", async () => {
+  const files = sources.stats.find((row) => row.stage === "day-2-v3")?.files;
+  const root = drifted(FIXTURE, (text) =>
+    text.replace(`files -->${files}<!--`, `files -->${Number(files) + 1}<!--`),
+  );
+  expect(await problems(root)).toEqual([
+    `docs/fixture.md:4: figure <!-- stat: day-2-v3.files --> says ${Number(files) + 1}, stage-stats says ${files}; run \`pnpm docs:generate\``,
+  ]);
+});
+
+test("a relative link to a missing file or heading fails; external links and code are not checked", async () => {
+  const root = drifted(
+    FIXTURE,
+    (text) =>
+      `${text}\nMore: [day 3](day-3.md), [a heading](../README.md#no-such-heading), [web](https://example.com/x#y), \`[code](gone.md)\`.\n`,
+  );
+  const line = lineOf(readFileSync(join(root, FIXTURE), "utf8"), "[day 3]");
+  expect(await problems(root)).toEqual([
+    `docs/fixture.md:${line}: broken link day-3.md: docs/day-3.md does not exist`,
+    `docs/fixture.md:${line}: broken link ../README.md#no-such-heading: README.md has no heading with the anchor #no-such-heading`,
+  ]);
+});
+
+test("a contract's docs link to a heading that is gone fails", async () => {
+  // docs/day-2.md with its headings only, less "Stop reasons", which the day-2-v3 contract links.
+  const root = drifted("docs/day-2.md", (text) =>
+    text
+      .split("\n")
+      .filter((line) => /^#{1,6} /.test(line) && line !== "### Stop reasons")
+      .join("\n\n"),
+  );
+  const found = await problems(root);
+  expect(found).toContainEqual(
+    expect.stringMatching(
+      /^packages\/test-kit\/contracts\/day-2-v3\.ts: scenario \S+: docs link docs\/day-2\.md#stop-reasons: docs\/day-2\.md has no heading with the anchor #stop-reasons$/,
+    ),
+  );
+  // The fixture links there too.
+  expect(found).toContainEqual(expect.stringContaining("broken link day-2.md#stop-reasons"));
+});
+
+test("docs.ts takes generate or check and nothing else", async () => {
+  const script = fileURLToPath(new URL("../docs.ts", import.meta.url));
+  const run = await runCli(["node", "--import", "tsx", script], ["publish"]);
+  expect(run.exitCode).toBe(2);
+  expect(run.stderr).toBe("error: usage: pnpm docs:generate, or pnpm docs:check\n");
+}, 30_000);
