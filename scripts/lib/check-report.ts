@@ -49,13 +49,18 @@ export function jsonOutput(write: Write, progress?: Write, colour = false): Chec
   };
 }
 
-// The verdict and title, then for a miss each failed judgement, the API's 400 text, the docs.
+// The verdict and title, then for a miss each failed judgement, the API's 400 text, the end of
+// stderr, the docs.
 export function scenarioLines(scenario: ScenarioReport, colour: boolean): string[] {
   const lines = [scenarioLine(scenario, colour)];
   if (scenario.verdict === "pass") return lines;
   for (const failure of scenario.failures) lines.push(`      - ${failure.message}`);
   if (scenario.serverText !== null) {
     lines.push(`      the API rejected a request (400): ${scenario.serverText}`);
+  }
+  if (scenario.stderrTail !== null) {
+    lines.push("      stderr (last lines):");
+    for (const line of scenario.stderrTail) lines.push(paint(colour, "dim", `        ${line}`));
   }
   const links = new Set(scenario.failures.flatMap((failure) => failure.docs ?? []));
   for (const link of links) lines.push(paint(colour, "dim", `      read: ${link}`));

@@ -24,6 +24,8 @@ export interface ScenarioReport {
   timedOut: boolean;
   failures: { message: string; docs: string | null }[];
   serverText: string | null;
+  // The last lines the command wrote to stderr, when it missed: a crash shows why.
+  stderrTail: string[] | null;
 }
 
 export interface StageReport {
@@ -145,7 +147,15 @@ function scenarioReport(result: ScenarioResult, strict: boolean): ScenarioReport
     timedOut: result.timedOut,
     failures: result.failures.map(({ message, docs }) => ({ message, docs: docs || null })),
     serverText: result.serverText ?? null,
+    stderrTail: result.passed ? null : stderrTail(result.run.stderr),
   };
+}
+
+const STDERR_LINES = 5;
+
+function stderrTail(stderr: string): string[] | null {
+  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+  return lines.length === 0 ? null : lines.slice(-STDERR_LINES);
 }
 
 // The latest stage, in course order, that passed. Each stage is judged on its own: an earlier

@@ -80,6 +80,8 @@ test("--all --json: every stage on its own, in course order, valid against the s
     failures: expect.arrayContaining([
       { message: "exit code should be 0 (a finished run exits 0)", docs: expect.any(String) },
     ]),
+    // The end of stderr says why: day-1 scenarios have no server, so the model is unreachable.
+    stderrTail: [expect.stringMatching(/^error: could not connect to http:\/\/127\.0\.0\.1:9/)],
   });
   expect(day1.scenarios.some((scenario: { verdict: string }) => scenario.verdict === "note")).toBe(
     true,
@@ -127,6 +129,7 @@ test("a miss shows its judgements, the API's 400 text and each docs link once; c
       { message: "third", docs: null },
     ],
     serverText: "messages.1: wrong",
+    stderrTail: ["Traceback (most recent call last):", "KeyError: 'ANTHROPIC_AUTH_TOKEN'"],
   };
   const plain = scenarioLines(scenario, false);
   expect(plain).toEqual([
@@ -135,6 +138,9 @@ test("a miss shows its judgements, the API's 400 text and each docs link once; c
     "      - second",
     "      - third",
     "      the API rejected a request (400): messages.1: wrong",
+    "      stderr (last lines):",
+    "        Traceback (most recent call last):",
+    "        KeyError: 'ANTHROPIC_AUTH_TOKEN'",
     "      read: docs/day-2.md#a",
   ]);
   const coloured = scenarioLines(scenario, true);

@@ -8,6 +8,7 @@ import {
   messageText,
   nonZeroExit,
   oneErrorLine,
+  reachedServer,
 } from "../src/judgements.ts";
 
 const SETUP = "docs/day-2.md#setup";
@@ -29,6 +30,7 @@ export const day2v1: Contract = {
       args: [PROMPT],
       server: { steps: [{ content: [{ type: "text", text: ANSWER }] }] },
       judgements: [
+        reachedServer(SETUP),
         exitCode(V1, 0, "a finished run exits 0"),
         judge(
           V1,

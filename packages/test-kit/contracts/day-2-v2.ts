@@ -6,6 +6,7 @@ import {
   finalText,
   judge,
   observations,
+  reachedServer,
   sameJson,
   toolCalls,
   toolResults,
@@ -55,6 +56,7 @@ export const day2v2: Contract = {
       args: [DATE_PROMPT],
       server: { steps: [{ content: [DATE_CALL] }, answerWithResults] },
       judgements: [
+        reachedServer(V2),
         exitCode(V2, 0, "a finished run exits 0"),
         judge(
           V2,

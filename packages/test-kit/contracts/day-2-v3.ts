@@ -7,6 +7,7 @@ import {
   judge,
   observations,
   oneErrorLine,
+  reachedServer,
   sameJson,
   toolCalls,
   toolResults,
@@ -102,7 +103,9 @@ function usageError(id: string, args: string[]): Scenario {
   };
 }
 
-function stopsOn(reason: string, steps: StepResult[]): Scenario[] {
+// Each script holds a second reply, so a loop that wrongly goes on shows it in its trace and in a
+// second request.
+function stopsOn(reason: string, steps: Step[]): Scenario[] {
   return [
     {
       id: `stop-${reason}`,
@@ -163,6 +166,7 @@ export const day2v3: Contract = {
         ],
       },
       judgements: [
+        reachedServer(V3),
         exitCode(V3, 0, "a finished run exits 0"),
         judge(V3, "expected tool calls system_date, then echo", (o) =>
           sameJson(
@@ -213,9 +217,10 @@ export const day2v3: Contract = {
         ),
       ],
     },
-    ...stopsOn("max_tokens", [TRUNCATED]),
+    ...stopsOn("max_tokens", [TRUNCATED, answerWithResults]),
     ...stopsOn("refusal", [
       { content: [{ type: "text", text: "I can't help with that." }], stop_reason: "refusal" },
+      answerWithResults,
     ]),
     {
       id: "stop-sequence",

@@ -106,3 +106,13 @@ export function toolResults(
   const content = (message as { content?: unknown })?.content;
   return Array.isArray(content) ? content.filter((block) => block?.type === "tool_result") : [];
 }
+
+// A project that ignores ANTHROPIC_BASE_URL talks to some other host (or none): the fake server
+// then sees nothing at all, which is worth saying in so many words.
+export function reachedServer(docs: string): Judgement {
+  return judge(
+    docs,
+    "no request reached the test server: read the base URL from ANTHROPIC_BASE_URL",
+    (observed) => observed.requests.length > 0,
+  );
+}
