@@ -9,7 +9,7 @@ const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const contract = findContract(basename(packageDir));
 if (contract === undefined) throw new Error(`no contract for ${packageDir}`);
 
-describe(`${contract.stage} contract against the bundle`, () => {
+describe.concurrent(`${contract.stage} contract against the bundle`, () => {
   test.each(contract.scenarios.map((scenario) => [scenario.id, scenario] as const))(
     "%s",
     async (_id, scenario) => {
