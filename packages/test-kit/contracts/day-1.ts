@@ -126,7 +126,7 @@ export const day1: Contract = {
         judge(
           REPL,
           "/exit should print `Bye.` and stop reading input",
-          (o) => o.stdoutLines.at(-1) === "Bye." && toolCalls(o).length === 0,
+          (o) => o.stdoutLines.at(-1) === "Bye." && replToolArguments(o).length === 0,
         ),
         judge(REPL, "piped input must not print the `> ` prompt", (o) =>
           o.stdoutLines.every((line) => !line.startsWith("> ")),

@@ -1,14 +1,5 @@
 // The anchors GitHub gives a Markdown page's headings, so docs links can be checked offline.
 
-// "## v2: one round of tool use" -> "v2-one-round-of-tool-use"
-export function githubAnchor(heading: string): string {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
-    .replace(/\s/g, "-");
-}
-
 export function headingAnchors(markdown: string): Set<string> {
   const anchors = new Set<string>();
   const seen = new Map<string, number>();
@@ -24,4 +15,13 @@ export function headingAnchors(markdown: string): Set<string> {
     seen.set(base, count + 1);
   }
   return anchors;
+}
+
+// "## v2: one round of tool use" -> "v2-one-round-of-tool-use"
+function githubAnchor(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, "")
+    .replace(/\s/g, "-");
 }

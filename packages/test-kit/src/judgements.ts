@@ -48,7 +48,7 @@ export function sameJson(a: unknown, b: unknown): boolean {
   );
 }
 
-export function stderrLines(observed: Observed): string[] {
+function stderrLines(observed: Observed): string[] {
   return observed.stderr.split("\n").filter((line) => line.trim() !== "");
 }
 

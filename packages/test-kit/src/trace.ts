@@ -9,7 +9,7 @@ export type TraceEntry =
 export function parseTrace(stdout: string): TraceEntry[] {
   const entries: TraceEntry[] = [];
   const lines = stdout.replace(/\r\n/g, "\n").replace(/\n$/, "").split("\n");
-  for (const [index, line] of lines.entries()) {
+  for (const line of lines) {
     const last = entries.at(-1);
     if (last?.kind === "final") {
       // The final text runs to the end of stdout, whatever its lines look like.
@@ -22,7 +22,7 @@ export function parseTrace(stdout: string): TraceEntry[] {
       entries.push(parseToolCall(line.slice("tool_call: ".length)));
     } else if (line.startsWith("observation: ") || line === "observation:") {
       entries.push({ kind: "observation", text: line.slice("observation: ".length) });
-    } else if (last?.kind === "observation" && index > 0) {
+    } else if (last?.kind === "observation") {
       // A tool result with several lines continues until the next trace line.
       last.text += `\n${line}`;
     }
