@@ -568,14 +568,12 @@ describe("what the real service accepts passes", () => {
       {
         system,
         metadata: { user_id: "learner-1" },
-        temperature: 0.2,
-        top_p: 0.9,
-        top_k: 40,
         stop_sequences: ["\n\nDone."],
         tool_choice: { type: "auto", disable_parallel_tool_use: false },
         ...ENABLED,
         output_config: { effort: "medium" },
-        context_management: { edits: [{ type: "clear_tool_uses_20250919" }] },
+        service_tier: "auto",
+        container: "container_1",
         tools: [
           {
             type: "custom",
