@@ -89,3 +89,10 @@ export function modelInfo(entry: ModelEntry): ModelInfo {
     retires_at: null,
   };
 }
+
+/** The output limits the validator enforces, by model id. */
+export function outputLimits(models: readonly ModelEntry[]): Record<string, number> {
+  return Object.fromEntries(
+    models.flatMap((model) => (model.max_tokens ? [[model.id, model.max_tokens]] : [])),
+  );
+}

@@ -4,6 +4,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type ModelEntry, outputLimits } from "./models.ts";
+import {
+  type Answer,
+  answer,
+  MAX_BODY_BYTES,
+  modelsFor,
+  needsKey,
+  type Route,
+  routeOf,
+  TOO_LARGE,
+  versionAndBetas,
+} from "./server-routes.ts";
 import { overloadedEvent, streamEvents } from "./server-sse.ts";
 import {
   buildMessage,
@@ -51,6 +63,8 @@ export interface FakeServerOptions {
   script?: Step[];
   /** `false` lets requests that break the protocol rules through to the script; on by default. */
   validate?: boolean;
+  /** What `GET /v1/models` lists; a model's `max_tokens` is its enforced output limit. */
+  models?: ModelEntry[];
 }
 
 export interface FakeServer {
@@ -90,7 +104,6 @@ interface ServerState {
   closing: AbortController;
 }
 
-const MESSAGES_PATH = "/v1/messages";
 const CONTROL_PREFIX = "/_fake/";
 const FAULT_TEXT = "This reply is broken on purpose by a scripted fault.";
 
@@ -162,8 +175,9 @@ async function handle(
   res: ServerResponse,
   state: ServerState,
 ): Promise<void> {
-  const raw = await readBody(req);
-  const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+  const { raw, tooLarge } = await readBody(req);
+  const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  const path = url.pathname;
   const method = req.method ?? "GET";
   if (path.startsWith(CONTROL_PREFIX)) return handleControl(method, path, raw, res, state);
 
@@ -179,7 +193,8 @@ async function handle(
   };
   state.records.push(record);
   const out: Outgoing = { res, flavour: state.flavour, requestId: record.requestId };
-  const rejection = judge(req, record, state);
+  const route = routeOf(method, path);
+  const rejection: Rejection | null = tooLarge ? TOO_LARGE : judge(req, record, state, route);
   if (rejection) {
     const { status, message, location } = rejection;
     record.verdict = {
@@ -189,6 +204,10 @@ async function handle(
       ...(location === undefined ? {} : { location }),
     };
     return sendError(out, rejection);
+  }
+  if (route && route.kind !== "messages") {
+    const models = modelsFor(state.flavour, state.options.models);
+    return sendAnswer(out, answer(route, { body: record.body, query: url.searchParams, models }));
   }
 
   const step = await nextStep(record, state);
@@ -205,18 +224,19 @@ async function handle(
   return sendReply(out, step, record, state);
 }
 
-// In the order the real service checks: route, credentials, body.
+// In the order the real service checks (after the size, which its front checks): route,
+// credentials, body.
 function judge(
   req: IncomingMessage,
   record: RecordedRequest,
   state: ServerState,
+  route: Route | null,
 ): Rejection | null {
-  if (record.method !== "POST" || record.path !== MESSAGES_PATH) {
-    return { status: 404, type: "not_found_error", message: "Not Found" };
-  }
-  const credentialProblem = checkCredentials(req, state.options.key);
+  if (route === null) return { status: 404, type: "not_found_error", message: "Not Found" };
+  const credentialProblem = needsKey(route) ? checkCredentials(req, state.options.key) : null;
   if (credentialProblem)
     return { status: 401, type: "authentication_error", message: credentialProblem };
+  if (route.kind !== "messages" && route.kind !== "count_tokens") return null;
   if (record.body === null) {
     return {
       status: 400,
@@ -225,7 +245,12 @@ function judge(
     };
   }
   if (state.options.validate === false) return null;
-  const violation = validateRequest(record.body, { flavour: state.flavour });
+  const violation = validateRequest(record.body, {
+    flavour: state.flavour,
+    endpoint: route.kind,
+    ...versionAndBetas(req.headers),
+    maxTokens: outputLimits(modelsFor(state.flavour, state.options.models)),
+  });
   return violation && { ...violation, type: "invalid_request_error" };
 }
 
@@ -391,6 +416,11 @@ function sendError(
   out.res.end(JSON.stringify(envelope));
 }
 
+function sendAnswer(out: Outgoing, reply: Answer): void {
+  if ("error" in reply) sendError(out, reply.error);
+  else sendJson(out, reply.status, reply.json);
+}
+
 function sendJson(out: Outgoing, status: number, value: unknown): void {
   sendRaw(out, status, "application/json", JSON.stringify(value));
 }
@@ -461,8 +491,14 @@ function parseJson(raw: string): unknown {
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+// Past the size limit the rest is read and dropped, so the client still gets its 413.
+async function readBody(req: IncomingMessage): Promise<{ raw: string; tooLarge: boolean }> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
+  }
+  if (size > MAX_BODY_BYTES) return { raw: "", tooLarge: true };
+  return { raw: Buffer.concat(chunks).toString("utf8"), tooLarge: false };
 }

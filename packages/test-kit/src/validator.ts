@@ -1,6 +1,6 @@
 // The protocol validator: checks one Messages API request body the way the real service does
 // (reference §3; DeepSeek §6) and returns the first violation, or null. The README lists each rule.
-import { ANTHROPIC_MODELS } from "./models.ts";
+import { ANTHROPIC_MODELS, outputLimits } from "./models.ts";
 import { CURRENT_VERSION, extraInput } from "./request-fields.ts";
 import { verifyThinking } from "./signature.ts";
 
@@ -56,9 +56,7 @@ const DEEPSEEK_THINKING =
   "The `content[].thinking` in the thinking mode must be passed back to the API.";
 const MID_CONVERSATION_SYSTEM = "mid-conversation-system-2026-04-07";
 const SERVER_CALLS = ["server_tool_use", "mcp_tool_use"];
-const DEFAULT_LIMITS: Record<string, number> = Object.fromEntries(
-  ANTHROPIC_MODELS.flatMap((model) => (model.max_tokens ? [[model.id, model.max_tokens]] : [])),
-);
+const DEFAULT_LIMITS = outputLimits(ANTHROPIC_MODELS);
 
 export function validateRequest(body: unknown, options: ValidateOptions = {}): Violation | null {
   const deepseek = options.flavour === "deepseek";

@@ -144,7 +144,7 @@ const RULES: RuleCase[] = [
     rule: "the role is user or assistant",
     location: "messages.2.role",
     text: "Input should be 'user' or 'assistant'",
-    body: request([QUESTION, assistant("Which file?"), { role: "system", content: "Be brief." }]),
+    body: request([QUESTION, assistant("Which file?"), { role: "tool", content: "Be brief." }]),
     fixed: request([QUESTION, assistant("Which file?"), user("Be brief.")]),
   },
   {
@@ -975,7 +975,7 @@ describe("deepseek flavour", () => {
       type: "not_found_error",
       message: "Not Found",
       errorClass: NotFoundError,
-      call: (client: Anthropic) => client.get("/v1/models"),
+      call: (client: Anthropic) => client.get("/v1/complete"),
     },
     {
       error: "an empty script: 500",
