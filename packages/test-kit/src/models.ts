@@ -27,44 +27,18 @@ export interface ModelEntry {
   max_input_tokens?: number | null;
 }
 
-// Newest first, as the real list is. The limits are the published ones (the models overview
-// page); claude-3-5-sonnet-20240620's 4096 is the one the reference's verified rule-1 text quotes.
+// Newest first, as the real list is. The output limits are the ones the Vercel AI SDK's provider
+// (@ai-sdk/anthropic 3.0.140) knows, so its default max_tokens passes; claude-3-5-sonnet-20240620's
+// 4096 is the one the reference's verified rule-1 text quotes.
 export const ANTHROPIC_MODELS: readonly ModelEntry[] = [
-  {
-    id: "claude-opus-4-6",
-    display_name: "Claude Opus 4.6",
-    created_at: "2026-02-05T00:00:00Z",
-    max_tokens: 128000,
-    max_input_tokens: 200000,
-  },
-  {
-    id: "claude-sonnet-4-5",
-    display_name: "Claude Sonnet 4.5",
-    created_at: "2025-09-29T00:00:00Z",
-    max_tokens: 64000,
-    max_input_tokens: 200000,
-  },
-  {
-    id: "claude-haiku-4-5",
-    display_name: "Claude Haiku 4.5",
-    created_at: "2025-10-15T00:00:00Z",
-    max_tokens: 64000,
-    max_input_tokens: 200000,
-  },
-  {
-    id: "claude-opus-4-1",
-    display_name: "Claude Opus 4.1",
-    created_at: "2025-08-05T00:00:00Z",
-    max_tokens: 32000,
-    max_input_tokens: 200000,
-  },
-  {
-    id: "claude-3-5-sonnet-20240620",
-    display_name: "Claude Sonnet 3.5 (Old)",
-    created_at: "2024-06-20T00:00:00Z",
-    max_tokens: 4096,
-    max_input_tokens: 200000,
-  },
+  model("claude-sonnet-5", "Claude Sonnet 5", "2026-09-15", 128000),
+  model("claude-opus-4-8", "Claude Opus 4.8", "2026-07-22", 128000),
+  model("claude-sonnet-4-6", "Claude Sonnet 4.6", "2026-02-17", 128000),
+  model("claude-opus-4-6", "Claude Opus 4.6", "2026-02-05", 128000),
+  model("claude-haiku-4-5", "Claude Haiku 4.5", "2025-10-15", 64000),
+  model("claude-sonnet-4-5", "Claude Sonnet 4.5", "2025-09-29", 64000),
+  model("claude-opus-4-1", "Claude Opus 4.1", "2025-08-05", 32000),
+  model("claude-3-5-sonnet-20240620", "Claude Sonnet 3.5 (Old)", "2024-06-20", 4096),
 ];
 
 // DeepSeek's Anthropic-compatible endpoint names these two (reference §6); their limits are
@@ -95,4 +69,14 @@ export function outputLimits(models: readonly ModelEntry[]): Record<string, numb
   return Object.fromEntries(
     models.flatMap((model) => (model.max_tokens ? [[model.id, model.max_tokens]] : [])),
   );
+}
+
+function model(id: string, name: string, day: string, maxTokens: number): ModelEntry {
+  return {
+    id,
+    display_name: name,
+    created_at: `${day}T00:00:00Z`,
+    max_tokens: maxTokens,
+    max_input_tokens: 200000,
+  };
 }

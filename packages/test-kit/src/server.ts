@@ -84,6 +84,7 @@ interface Rejection {
   type: string;
   message: string;
   location?: string;
+  details?: Record<string, unknown>;
 }
 
 // A response about to be sent: the flavour decides the error envelope and the id header.
@@ -162,12 +163,13 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
 export function errorEnvelope(
   type: string,
   message: string,
-  options: { requestId: string; flavour?: Flavour },
+  options: { requestId: string; flavour?: Flavour; details?: Record<string, unknown> },
 ): object {
   // DeepSeek's OpenAI-style envelope has no top-level type and no request id (reference §6);
   // `code` repeats `type`, as in the one verified body.
   if (options.flavour === "deepseek") return { error: { message, type, param: null, code: type } };
-  return { type: "error", error: { type, message }, request_id: options.requestId };
+  const details = options.details === undefined ? {} : { details: options.details };
+  return { type: "error", error: { type, message, ...details }, request_id: options.requestId };
 }
 
 async function handle(
@@ -400,13 +402,19 @@ function handleControl(
 
 function sendError(
   out: Outgoing,
-  error: { status: number; type: string; message: string; headers?: Record<string, string> },
+  error: {
+    status: number;
+    type: string;
+    message: string;
+    headers?: Record<string, string>;
+    details?: Record<string, unknown>;
+  },
 ): void {
-  const { status, type, message, headers } = error;
+  const { status, type, message, headers, details } = error;
   // Like the real service, a 4xx the client cannot fix by waiting says so, and the SDK obeys.
   const noRetry =
     status < 500 && ![408, 409, 429].includes(status) ? { "x-should-retry": "false" } : {};
-  const envelope = errorEnvelope(type, message, out);
+  const envelope = errorEnvelope(type, message, { ...out, details });
   out.res.writeHead(status, {
     "content-type": "application/json",
     ...idHeader(out),

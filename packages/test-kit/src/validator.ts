@@ -8,6 +8,8 @@ export interface Violation {
   status: 400;
   location?: string;
   message: string;
+  /** `error.details` of the response, when the service sends one. */
+  details?: Record<string, unknown>;
 }
 
 export interface ValidateOptions {
@@ -76,6 +78,17 @@ export function validateRequest(body: unknown, options: ValidateOptions = {}): V
     ? null
     : extraInput(body, { endpoint: counting ? "count_tokens" : "messages", version, betas });
   if (extra) return violation(extra, "Extra inputs are not permitted");
+  // This server keeps no message threads. It says so the way the service does for a request
+  // it cannot thread, which makes the SDK's tool runner resend the whole conversation unthreaded.
+  if (!deepseek && body.thread !== undefined && body.thread !== null) {
+    return {
+      ...violation(
+        undefined,
+        "This request cannot use a message thread; send it without `thread`.",
+      ),
+      details: { error_code: "thread_unsupported_request", unsupported: [] },
+    };
+  }
   // The service merges consecutive same-role messages before its conversation rules (§1.1);
   // each block keeps the location it had as sent, which is what the texts name.
   const turns = mergeTurns(messages, { keepUsersApart: false });
