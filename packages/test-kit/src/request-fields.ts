@@ -144,22 +144,41 @@ function arrayItem(ref: TypeRef): TypeRef | undefined {
   return undefined;
 }
 
+// Requests are validated on every round trip, so what a type resolves to is worked out once.
+const membersCache = new Map<TypeRef, { shape: Shape; name: string }[]>();
+const literalFieldsCache = new WeakMap<Shape, [string, string[]][]>();
+
+function objectMembers(ref: TypeRef): { shape: Shape; name: string }[] {
+  let members = membersCache.get(ref);
+  if (members === undefined) {
+    members = membersOf(ref);
+    membersCache.set(ref, members);
+  }
+  return members;
+}
+
 // The object types a value of this type may be, with the names they are declared under.
-function objectMembers(ref: TypeRef, name = ""): { shape: Shape; name: string }[] {
+function membersOf(ref: TypeRef, name = ""): { shape: Shape; name: string }[] {
   const key = typeof ref === "string" && ref.startsWith("#") ? ref.slice(1) : name;
   const resolved = typeof ref === "string" && ref.startsWith("#") ? SHAPES[key] : ref;
   if (resolved === undefined || typeof resolved === "string") return [];
   if (!Array.isArray(resolved)) return [{ shape: resolved, name: key }];
   if (resolved[0] !== "|") return [];
-  return resolved.slice(1).flatMap((member) => objectMembers(member, key));
+  return resolved.slice(1).flatMap((member) => membersOf(member, key));
 }
 
 // Whether a value can be this member of a union: every string-literal field it has (its `type`,
 // its `role`) holds one of the member's values.
 function matches(value: Record<string, unknown>, shape: Shape): boolean {
-  for (const [field, ref] of Object.entries(shape.fields)) {
-    const literals = literalsOf(ref);
-    if (literals === undefined) continue;
+  let fields = literalFieldsCache.get(shape);
+  if (fields === undefined) {
+    fields = Object.entries(shape.fields).flatMap(([field, ref]) => {
+      const literals = literalsOf(ref);
+      return literals === undefined ? [] : [[field, literals] as [string, string[]]];
+    });
+    literalFieldsCache.set(shape, fields);
+  }
+  for (const [field, literals] of fields) {
     const actual = value[field];
     if (actual === undefined || actual === null) {
       if (field === "type" && !literals.includes("null")) return false;
