@@ -20,6 +20,7 @@ export {
   type Scenario,
   type ScenarioResult,
 } from "./contract.ts";
+export { ANTHROPIC_MODELS, DEEPSEEK_MODELS, type ModelEntry, type ModelInfo } from "./models.ts";
 export { type CliRun, type RunCliOptions, runCli, splitCommand } from "./run-cli.ts";
 export {
   type RecordedTool,
@@ -39,6 +40,7 @@ export {
 } from "./server.ts";
 export {
   type ErrorStep,
+  type ExtraBlock,
   type FaultName,
   type FaultStep,
   parseSteps,

@@ -1,5 +1,6 @@
 // A reply as the Messages API streams it (server-sent events). Clients must rebuild the exact
 // message from the deltas, so text and JSON are cut at varying, deterministic points.
+import { type ExtraBlock, extraStart, isCore, streamsInput } from "./server-blocks.ts";
 import type { ReplyBlock, ReplyMessage } from "./server-steps.ts";
 
 /** The SSE events of a full streamed reply, each as `event: <type>\ndata: <json>\n\n`. */
@@ -58,7 +59,8 @@ function sseEvent(type: string, data: unknown): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-function startOf(block: ReplyBlock): ReplyBlock {
+function startOf(block: ReplyBlock | ExtraBlock): ReplyBlock | ExtraBlock {
+  if (!isCore(block)) return extraStart(block);
   switch (block.type) {
     case "text":
       return { ...block, text: "" };
@@ -71,20 +73,14 @@ function startOf(block: ReplyBlock): ReplyBlock {
   }
 }
 
-function deltasOf(block: ReplyBlock, seed: number): object[] {
+function deltasOf(block: ReplyBlock | ExtraBlock, seed: number): object[] {
+  // Server and MCP calls stream their input like a tool_use; other blocks arrive whole in their start.
+  if (!isCore(block)) return streamsInput(block) ? inputDeltas(block.input, seed) : [];
   switch (block.type) {
     case "text":
       return pieces(block.text, seed).map((text) => ({ type: "text_delta", text }));
-    case "tool_use": {
-      const input = block.input ?? {};
-      // A tool without arguments gets one empty partial_json; the SDK turns that into `{}`.
-      if (Object.keys(input).length === 0) return [{ type: "input_json_delta", partial_json: "" }];
-      const json = JSON.stringify(input);
-      return ["", ...pieces(json, seed)].map((partial_json) => ({
-        type: "input_json_delta",
-        partial_json,
-      }));
-    }
+    case "tool_use":
+      return inputDeltas(block.input, seed);
     case "thinking":
       return [
         ...pieces(block.thinking, seed).map((thinking) => ({ type: "thinking_delta", thinking })),
@@ -93,6 +89,17 @@ function deltasOf(block: ReplyBlock, seed: number): object[] {
     case "redacted_thinking":
       return [];
   }
+}
+
+function inputDeltas(value: unknown, seed: number): object[] {
+  const input = (value ?? {}) as Record<string, unknown>;
+  // A tool without arguments gets one empty partial_json; the SDK turns that into `{}`.
+  if (Object.keys(input).length === 0) return [{ type: "input_json_delta", partial_json: "" }];
+  const json = JSON.stringify(input);
+  return ["", ...pieces(json, seed)].map((partial_json) => ({
+    type: "input_json_delta",
+    partial_json,
+  }));
 }
 
 // Pieces of 1 to 12 characters from a xorshift sequence; whole code points, so no piece holds

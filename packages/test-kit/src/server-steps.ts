@@ -1,6 +1,9 @@
 // Steps: what the fake server answers, one per request. One JSON format serves script files, the
 // control API and in-process use, so every entry point checks steps with the same function here.
+import { checkExtraBlock, type ExtraBlock, extraFiller, isCore } from "./server-blocks.ts";
 import { signThinking } from "./signature.ts";
+
+export type { ExtraBlock } from "./server-blocks.ts";
 
 export type ReplyBlock =
   | { type: "text"; text: string }
@@ -9,7 +12,7 @@ export type ReplyBlock =
   | { type: "redacted_thinking"; data: string };
 
 export interface ReplyStep {
-  content: ReplyBlock[];
+  content: (ReplyBlock | ExtraBlock)[];
   stop_reason?: string;
   stop_sequence?: string | null;
   usage?: Record<string, unknown>;
@@ -38,7 +41,7 @@ export interface ReplyMessage {
   type: "message";
   role: "assistant";
   model: string;
-  content: ReplyBlock[];
+  content: (ReplyBlock | ExtraBlock)[];
   stop_reason: string;
   stop_sequence: string | null;
   stop_details: null;
@@ -100,7 +103,10 @@ export function parseStep(value: unknown, where: string): StepResult {
 /** The full message for a reply step: ids and signatures filled in, stop reason derived. */
 export function buildMessage(step: ReplyStep, requestBody: unknown, ids: IdSource): ReplyMessage {
   const id = ids.messageId();
-  const content = step.content.map((block) => fillBlock(block, ids));
+  const fillExtra = extraFiller(id);
+  const content = step.content.map((block) =>
+    isCore(block) ? fillBlock(block, ids) : fillExtra(block),
+  );
   const stopReason =
     step.stop_reason ??
     (content.some((block) => block.type === "tool_use") ? "tool_use" : "end_turn");
@@ -133,7 +139,9 @@ export function buildMessage(step: ReplyStep, requestBody: unknown, ids: IdSourc
  * send it back (reference §6).
  */
 export function thinkingFirst(step: ReplyStep): ReplyStep {
-  const names = step.content.flatMap((block) => (block.type === "tool_use" ? [block.name] : []));
+  const names = step.content.flatMap((block) =>
+    isCore(block) && block.type === "tool_use" ? [block.name] : [],
+  );
   if (names.length === 0 || step.content.some((block) => block.type === "thinking")) return step;
   const thought = `To answer this I will call ${[...new Set(names)].join(", ")}.`;
   return { ...step, content: [{ type: "thinking", thinking: thought }, ...step.content] };
@@ -161,8 +169,8 @@ function fillBlock(block: ReplyBlock, ids: IdSource): ReplyBlock {
   }
 }
 
-// Deterministic stand-in for token counts: about four characters a token, as for English text.
-function estimateTokens(value: unknown): number {
+/** Deterministic stand-in for token counts: about four characters a token, as for English text. */
+export function estimateTokens(value: unknown): number {
   return Math.max(1, Math.ceil((JSON.stringify(value) ?? "").length / 4));
 }
 
@@ -207,9 +215,9 @@ function checkBlock(block: unknown, where: string): void {
       checkOnly(block, ["type", "data"], where);
       break;
     default:
-      throw new Error(
-        `${where}: "type" must be one of text, tool_use, thinking, redacted_thinking`,
-      );
+      // Server tool blocks and types newer than this kit go out as given, ids filled in.
+      requireString(block, "type", where);
+      checkExtraBlock(block, where);
   }
 }
 

@@ -4,6 +4,18 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { type ModelEntry, outputLimits } from "./models.ts";
+import {
+  type Answer,
+  answer,
+  MAX_BODY_BYTES,
+  modelsFor,
+  needsKey,
+  type Route,
+  routeOf,
+  TOO_LARGE,
+  versionAndBetas,
+} from "./server-routes.ts";
 import { overloadedEvent, streamEvents } from "./server-sse.ts";
 import {
   buildMessage,
@@ -51,6 +63,8 @@ export interface FakeServerOptions {
   script?: Step[];
   /** `false` lets requests that break the protocol rules through to the script; on by default. */
   validate?: boolean;
+  /** What `GET /v1/models` lists; a model's `max_tokens` is its enforced output limit. */
+  models?: ModelEntry[];
 }
 
 export interface FakeServer {
@@ -70,6 +84,7 @@ interface Rejection {
   type: string;
   message: string;
   location?: string;
+  details?: Record<string, unknown>;
 }
 
 // A response about to be sent: the flavour decides the error envelope and the id header.
@@ -90,7 +105,6 @@ interface ServerState {
   closing: AbortController;
 }
 
-const MESSAGES_PATH = "/v1/messages";
 const CONTROL_PREFIX = "/_fake/";
 const FAULT_TEXT = "This reply is broken on purpose by a scripted fault.";
 
@@ -149,12 +163,13 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
 export function errorEnvelope(
   type: string,
   message: string,
-  options: { requestId: string; flavour?: Flavour },
+  options: { requestId: string; flavour?: Flavour; details?: Record<string, unknown> },
 ): object {
   // DeepSeek's OpenAI-style envelope has no top-level type and no request id (reference §6);
   // `code` repeats `type`, as in the one verified body.
   if (options.flavour === "deepseek") return { error: { message, type, param: null, code: type } };
-  return { type: "error", error: { type, message }, request_id: options.requestId };
+  const details = options.details === undefined ? {} : { details: options.details };
+  return { type: "error", error: { type, message, ...details }, request_id: options.requestId };
 }
 
 async function handle(
@@ -162,8 +177,9 @@ async function handle(
   res: ServerResponse,
   state: ServerState,
 ): Promise<void> {
-  const raw = await readBody(req);
-  const path = new URL(req.url ?? "/", "http://127.0.0.1").pathname;
+  const { raw, tooLarge } = await readBody(req);
+  const url = new URL(req.url ?? "/", "http://127.0.0.1");
+  const path = url.pathname;
   const method = req.method ?? "GET";
   if (path.startsWith(CONTROL_PREFIX)) return handleControl(method, path, raw, res, state);
 
@@ -179,7 +195,8 @@ async function handle(
   };
   state.records.push(record);
   const out: Outgoing = { res, flavour: state.flavour, requestId: record.requestId };
-  const rejection = judge(req, record, state);
+  const route = routeOf(method, path);
+  const rejection: Rejection | null = tooLarge ? TOO_LARGE : judge(req, record, state, route);
   if (rejection) {
     const { status, message, location } = rejection;
     record.verdict = {
@@ -189,6 +206,10 @@ async function handle(
       ...(location === undefined ? {} : { location }),
     };
     return sendError(out, rejection);
+  }
+  if (route && route.kind !== "messages") {
+    const models = modelsFor(state.flavour, state.options.models);
+    return sendAnswer(out, answer(route, { body: record.body, query: url.searchParams, models }));
   }
 
   const step = await nextStep(record, state);
@@ -205,18 +226,19 @@ async function handle(
   return sendReply(out, step, record, state);
 }
 
-// In the order the real service checks: route, credentials, body.
+// In the order the real service checks (after the size, which its front checks): route,
+// credentials, body.
 function judge(
   req: IncomingMessage,
   record: RecordedRequest,
   state: ServerState,
+  route: Route | null,
 ): Rejection | null {
-  if (record.method !== "POST" || record.path !== MESSAGES_PATH) {
-    return { status: 404, type: "not_found_error", message: "Not Found" };
-  }
-  const credentialProblem = checkCredentials(req, state.options.key);
+  if (route === null) return { status: 404, type: "not_found_error", message: "Not Found" };
+  const credentialProblem = needsKey(route) ? checkCredentials(req, state.options.key) : null;
   if (credentialProblem)
     return { status: 401, type: "authentication_error", message: credentialProblem };
+  if (route.kind !== "messages" && route.kind !== "count_tokens") return null;
   if (record.body === null) {
     return {
       status: 400,
@@ -225,7 +247,12 @@ function judge(
     };
   }
   if (state.options.validate === false) return null;
-  const violation = validateRequest(record.body, { flavour: state.flavour });
+  const violation = validateRequest(record.body, {
+    flavour: state.flavour,
+    endpoint: route.kind,
+    ...versionAndBetas(req.headers),
+    maxTokens: outputLimits(modelsFor(state.flavour, state.options.models)),
+  });
   return violation && { ...violation, type: "invalid_request_error" };
 }
 
@@ -375,13 +402,19 @@ function handleControl(
 
 function sendError(
   out: Outgoing,
-  error: { status: number; type: string; message: string; headers?: Record<string, string> },
+  error: {
+    status: number;
+    type: string;
+    message: string;
+    headers?: Record<string, string>;
+    details?: Record<string, unknown>;
+  },
 ): void {
-  const { status, type, message, headers } = error;
+  const { status, type, message, headers, details } = error;
   // Like the real service, a 4xx the client cannot fix by waiting says so, and the SDK obeys.
   const noRetry =
     status < 500 && ![408, 409, 429].includes(status) ? { "x-should-retry": "false" } : {};
-  const envelope = errorEnvelope(type, message, out);
+  const envelope = errorEnvelope(type, message, { ...out, details });
   out.res.writeHead(status, {
     "content-type": "application/json",
     ...idHeader(out),
@@ -389,6 +422,11 @@ function sendError(
     ...headers,
   });
   out.res.end(JSON.stringify(envelope));
+}
+
+function sendAnswer(out: Outgoing, reply: Answer): void {
+  if ("error" in reply) sendError(out, reply.error);
+  else sendJson(out, reply.status, reply.json);
 }
 
 function sendJson(out: Outgoing, status: number, value: unknown): void {
@@ -461,8 +499,14 @@ function parseJson(raw: string): unknown {
   }
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+// Past the size limit the rest is read and dropped, so the client still gets its 413.
+async function readBody(req: IncomingMessage): Promise<{ raw: string; tooLarge: boolean }> {
   const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
+  }
+  if (size > MAX_BODY_BYTES) return { raw: "", tooLarge: true };
+  return { raw: Buffer.concat(chunks).toString("utf8"), tooLarge: false };
 }

@@ -1,15 +1,27 @@
 // The protocol validator: checks one Messages API request body the way the real service does
 // (reference §3; DeepSeek §6) and returns the first violation, or null. The README lists each rule.
+import { ANTHROPIC_MODELS, outputLimits } from "./models.ts";
+import { CURRENT_VERSION, extraInput } from "./request-fields.ts";
 import { verifyThinking } from "./signature.ts";
 
 export interface Violation {
   status: 400;
   location?: string;
   message: string;
+  /** `error.details` of the response, when the service sends one. */
+  details?: Record<string, unknown>;
 }
 
 export interface ValidateOptions {
   flavour?: "anthropic" | "deepseek";
+  /** `count_tokens` takes the same body without `max_tokens`; `messages` by default. */
+  endpoint?: "messages" | "count_tokens";
+  /** The request's `anthropic-version` header; absent counts as 2023-06-01. */
+  version?: string;
+  /** The names in the request's `anthropic-beta` header. */
+  betas?: readonly string[];
+  /** Output limits by model id; the server's model table by default. */
+  maxTokens?: Readonly<Record<string, number>>;
 }
 
 type Role = "user" | "assistant";
@@ -21,7 +33,9 @@ type Block = { message: number; at: string } & (
   | { type: "tool_result"; toolUseId: string }
   | { type: "thinking"; thinking: string; signature: unknown }
   | { type: "redacted_thinking" }
-  | { type: "other"; wireType: string }
+  // Any other type: image, document, server tool blocks… `id` and `toolUseId` pair the server
+  // tool calls with their results.
+  | { type: "other"; wireType: string; id?: string; toolUseId?: string }
 );
 
 interface Message {
@@ -42,23 +56,54 @@ const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,128}$/;
 const THINKING_DOCS = "https://docs.claude.com/en/docs/build-with-claude/extended-thinking";
 const DEEPSEEK_THINKING =
   "The `content[].thinking` in the thinking mode must be passed back to the API.";
+const MID_CONVERSATION_SYSTEM = "mid-conversation-system-2026-04-07";
+const SERVER_CALLS = ["server_tool_use", "mcp_tool_use"];
+const DEFAULT_LIMITS = outputLimits(ANTHROPIC_MODELS);
 
 export function validateRequest(body: unknown, options: ValidateOptions = {}): Violation | null {
   const deepseek = options.flavour === "deepseek";
+  const counting = options.endpoint === "count_tokens";
+  const version = options.version ?? "2023-06-01";
+  const betas = options.betas ?? [];
   if (!isRecord(body)) return violation(undefined, "Input should be a valid dictionary");
-  const missing = checkRequiredFields(body);
+  const missing = checkRequiredFields(body, counting);
   if (missing) return missing;
-  const messages = readMessages(body.messages, deepseek);
+  // `system` messages mid-conversation: API 2026-10-21, or its beta before that; not DeepSeek.
+  const systemRole =
+    !deepseek && (version >= CURRENT_VERSION || betas.includes(MID_CONVERSATION_SYSTEM));
+  const messages = readMessages(body.messages, deepseek, systemRole);
   if (!Array.isArray(messages)) return messages;
+  // DeepSeek ignores fields it does not know (§6); the service refuses them, at any depth.
+  const extra = deepseek
+    ? null
+    : extraInput(body, { endpoint: counting ? "count_tokens" : "messages", version, betas });
+  if (extra) return violation(extra, "Extra inputs are not permitted");
+  // This server keeps no message threads. It says so the way the service does for a request
+  // it cannot thread, which makes the SDK's tool runner resend the whole conversation unthreaded.
+  if (!deepseek && body.thread !== undefined && body.thread !== null) {
+    return {
+      ...violation(
+        undefined,
+        "This request cannot use a message thread; send it without `thread`.",
+      ),
+      details: { error_code: "thread_unsupported_request", unsupported: [] },
+    };
+  }
   // The service merges consecutive same-role messages before its conversation rules (§1.1);
   // each block keeps the location it had as sent, which is what the texts name.
   const turns = mergeTurns(messages, { keepUsersApart: false });
   return (
+    checkThinkingConfig(body, {
+      deepseek,
+      counting,
+      limits: options.maxTokens ?? DEFAULT_LIMITS,
+    }) ??
     checkTools(body.tools) ??
     checkEmptyContent(messages) ??
     checkTextBlocks(turns) ??
     checkPrefillWhitespace(turns) ??
     checkUniqueToolUseIds(turns) ??
+    checkServerToolPairing(turns) ??
     // DeepSeek wants every result of a turn in the one user message right after it (§6).
     checkToolPairing(mergeTurns(messages, { keepUsersApart: deepseek })) ??
     (deepseek ? checkDeepSeekThinking(turns, body) : checkThinking(turns, body.thinking))
@@ -79,8 +124,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function checkRequiredFields(body: Record<string, unknown>): Violation | null {
+function checkRequiredFields(body: Record<string, unknown>, counting: boolean): Violation | null {
   if (typeof body.model !== "string") return wrongType(body.model, "model", "string");
+  if (counting) {
+    return body.messages === undefined ? violation("messages", "Field required") : null;
+  }
   if (typeof body.max_tokens !== "number" || !Number.isInteger(body.max_tokens)) {
     return wrongType(body.max_tokens, "max_tokens", "integer");
   }
@@ -101,7 +149,13 @@ function mismatch(location: string, pattern: RegExp): Violation {
   return violation(location, `String should match pattern '${pattern.source}'`);
 }
 
-function readMessages(value: unknown, deepseek: boolean): Message[] | Violation {
+// `system` messages are checked here and then left out: they hold instructions, not turns, so
+// the conversation rules (merging, pairing, prefill) see only user and assistant messages.
+function readMessages(
+  value: unknown,
+  deepseek: boolean,
+  systemRole: boolean,
+): Message[] | Violation {
   if (!Array.isArray(value)) return wrongType(value, "messages", "list");
   if (value.length === 0) return violation("messages", "at least one message is required");
   const messages: Message[] = [];
@@ -110,8 +164,11 @@ function readMessages(value: unknown, deepseek: boolean): Message[] | Violation 
     if (!isRecord(raw)) return wrongType(raw, at, "dictionary");
     const { role, content } = raw;
     if (role === undefined) return violation(`${at}.role`, "Field required");
-    // SDK 1.14 types also allow "system" (API 2026-10-21); our clients never send it, so it is
-    // rejected like any other role.
+    if (role === "system" && systemRole) {
+      const problem = checkSystemContent(content, at);
+      if (problem) return problem;
+      continue;
+    }
     if (role !== "user" && role !== "assistant") {
       return violation(`${at}.role`, "Input should be 'user' or 'assistant'");
     }
@@ -133,6 +190,19 @@ function readMessages(value: unknown, deepseek: boolean): Message[] | Violation 
     messages.push({ index, role, blocks });
   }
   return messages;
+}
+
+// Like the top-level `system`: a string or a list of text blocks.
+function checkSystemContent(content: unknown, at: string): Violation | null {
+  if (typeof content === "string") return null;
+  if (!Array.isArray(content)) return wrongType(content, `${at}.content`, "list");
+  for (const [position, block] of (content as unknown[]).entries()) {
+    const where = `${at}.content.${position}`;
+    if (!isRecord(block)) return wrongType(block, where, "dictionary");
+    if (block.type !== "text") return violation(`${where}.type`, "Input should be 'text'");
+    if (typeof block.text !== "string") return wrongType(block.text, `${where}.text`, "string");
+  }
+  return null;
 }
 
 // Field locations carry the block type as pydantic's union tag does, as in the real
@@ -182,7 +252,14 @@ function readBlock(
       return { type, message, at };
     default:
       // image, document, server tool blocks…: the service knows them, we pass them through.
-      return { type: "other", wireType: type, message, at };
+      return {
+        type: "other",
+        wireType: type,
+        message,
+        at,
+        ...(typeof raw.id === "string" ? { id: raw.id } : {}),
+        ...(typeof raw.tool_use_id === "string" ? { toolUseId: raw.tool_use_id } : {}),
+      };
   }
 }
 
@@ -195,6 +272,51 @@ function mergeTurns(messages: Message[], options: { keepUsersApart: boolean }): 
     else turns.push({ role: message.role, blocks: [...message.blocks] });
   }
   return turns;
+}
+
+// Rules 17 and 18 and the model's output limit (rule 1's second text). DeepSeek ignores the
+// budget (§6) and documents no limit, so it gets none of them.
+function checkThinkingConfig(
+  body: Record<string, unknown>,
+  context: { deepseek: boolean; counting: boolean; limits: Readonly<Record<string, number>> },
+): Violation | null {
+  if (context.deepseek) return null;
+  const { thinking, tool_choice: toolChoice } = body;
+  const manual = isRecord(thinking) && thinking.type === "enabled";
+  const budget = manual ? thinking.budget_tokens : undefined;
+  if (manual) {
+    if (budget === undefined) return violation("thinking.enabled.budget_tokens", "Field required");
+    if (typeof budget !== "number" || !Number.isInteger(budget)) {
+      return violation("thinking.enabled.budget_tokens", "Input should be a valid integer");
+    }
+    if (budget < 1024) {
+      return violation(
+        "thinking.enabled.budget_tokens",
+        "Input should be greater than or equal to 1024",
+      );
+    }
+  }
+  if (context.counting) return null;
+  const maxTokens = body.max_tokens as number;
+  const model = body.model as string;
+  const limit = Object.hasOwn(context.limits, model) ? context.limits[model] : undefined;
+  if (limit !== undefined && maxTokens > limit) {
+    return violation(
+      "max_tokens",
+      `${maxTokens} > ${limit}, which is the maximum allowed number of output tokens for ${model}`,
+    );
+  }
+  if (typeof budget === "number" && maxTokens <= budget) {
+    return violation(
+      undefined,
+      `\`max_tokens\` must be greater than \`thinking.budget_tokens\`. Please consult our documentation at ${THINKING_DOCS}#max-tokens-and-context-window-size`,
+    );
+  }
+  // Adaptive thinking may be forced to use a tool; manual thinking may not (rule 18).
+  if (manual && isRecord(toolChoice) && (toolChoice.type === "any" || toolChoice.type === "tool")) {
+    return violation(undefined, "Thinking may not be enabled when tool_choice forces tool use.");
+  }
+  return null;
 }
 
 function checkTools(value: unknown): Violation | null {
@@ -222,7 +344,7 @@ function checkTools(value: unknown): Violation | null {
 // Judged per message as sent, like its text says ("all messages").
 function checkEmptyContent(messages: Message[]): Violation | null {
   for (const message of messages) {
-    const final = message.index === messages.length - 1;
+    const final = message === messages.at(-1);
     if (message.blocks.length > 0 || (final && message.role === "assistant")) continue;
     return violation(
       `messages.${message.index}`,
@@ -294,6 +416,41 @@ function checkToolPairing(turns: Turn[]): Violation | null {
     );
   }
   return null;
+}
+
+// Server tools run inside one response: the call (`server_tool_use`, `mcp_tool_use`) and its
+// result block travel in the same assistant turn, the result after the call. Only the final
+// assistant turn may end on a call still running (a `pause_turn` sent back to be continued).
+function checkServerToolPairing(turns: Turn[]): Violation | null {
+  for (const [position, turn] of turns.entries()) {
+    if (turn.role !== "assistant") continue;
+    const open = new Map<string, Block>();
+    for (const block of turn.blocks) {
+      if (block.type !== "other") continue;
+      if (SERVER_CALLS.includes(block.wireType) && block.id !== undefined) {
+        open.set(block.id, block);
+        continue;
+      }
+      if (!isServerResult(block.wireType) || block.toolUseId === undefined) continue;
+      if (open.delete(block.toolUseId)) continue;
+      return violation(
+        block.at,
+        `unexpected \`tool_use_id\` found in \`${block.wireType}\` blocks: ${block.toolUseId}. Each \`${block.wireType}\` block must have a corresponding \`server_tool_use\` block before it.`,
+      );
+    }
+    const [first] = open.values();
+    if (first === undefined || position === turns.length - 1) continue;
+    const ids = [...open.keys()].join(", ");
+    return violation(
+      `messages.${first.message}`,
+      `server tool use ids were found without their result blocks after them: ${ids}. Each \`server_tool_use\` or \`mcp_tool_use\` block must be followed by its result block (such as \`web_search_tool_result\`) in the same message.`,
+    );
+  }
+  return null;
+}
+
+function isServerResult(type: string): boolean {
+  return type !== "tool_result" && type.endsWith("_tool_result");
 }
 
 function toolUseIds(turn: Turn): string[] {

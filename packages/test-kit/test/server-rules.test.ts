@@ -144,7 +144,7 @@ const RULES: RuleCase[] = [
     rule: "the role is user or assistant",
     location: "messages.2.role",
     text: "Input should be 'user' or 'assistant'",
-    body: request([QUESTION, assistant("Which file?"), { role: "system", content: "Be brief." }]),
+    body: request([QUESTION, assistant("Which file?"), { role: "tool", content: "Be brief." }]),
     fixed: request([QUESTION, assistant("Which file?"), user("Be brief.")]),
   },
   {
@@ -568,14 +568,12 @@ describe("what the real service accepts passes", () => {
       {
         system,
         metadata: { user_id: "learner-1" },
-        temperature: 0.2,
-        top_p: 0.9,
-        top_k: 40,
         stop_sequences: ["\n\nDone."],
         tool_choice: { type: "auto", disable_parallel_tool_use: false },
         ...ENABLED,
         output_config: { effort: "medium" },
-        context_management: { edits: [{ type: "clear_tool_uses_20250919" }] },
+        service_tier: "auto",
+        container: "container_1",
         tools: [
           {
             type: "custom",
@@ -977,7 +975,7 @@ describe("deepseek flavour", () => {
       type: "not_found_error",
       message: "Not Found",
       errorClass: NotFoundError,
-      call: (client: Anthropic) => client.get("/v1/models"),
+      call: (client: Anthropic) => client.get("/v1/complete"),
     },
     {
       error: "an empty script: 500",

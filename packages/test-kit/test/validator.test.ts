@@ -501,7 +501,7 @@ describe("merging consecutive same-role messages", () => {
 });
 
 describe("thinking", () => {
-  const enabled = { thinking: { type: "enabled", budget_tokens: 2048 } };
+  const enabled = { thinking: { type: "enabled", budget_tokens: 1024 } };
 
   test("rejects a final tool turn that does not start with thinking (rule 13)", () => {
     const body = request(
@@ -671,15 +671,13 @@ test("accepts every field the real service accepts", () => {
     max_tokens: 4096,
     system: [{ type: "text", text: "You are a coding agent.", cache_control: cache }],
     metadata: { user_id: "learner-1" },
-    temperature: 1,
-    top_p: 0.9,
-    top_k: 40,
     stop_sequences: ["</done>"],
     stream: true,
     tool_choice: { type: "auto", disable_parallel_tool_use: false },
     thinking: { type: "enabled", budget_tokens: 2048 },
     output_config: { effort: "high" },
-    context_management: { edits: [{ type: "clear_tool_uses_20250919" }] },
+    service_tier: "auto",
+    container: "container_1",
     tools: [
       {
         type: "custom",
