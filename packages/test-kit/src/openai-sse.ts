@@ -16,10 +16,12 @@ export const SERVER_ERROR_TEXT =
 
 /** The events of a streamed response, each `event: <type>\ndata: <json>\n\n`, terminal one last. */
 export function responsesEvents(response: ResponseObject): string[] {
-  const events = responsesPayloads(response);
-  return events.map((data, sequence) =>
-    sseEvent(data.type, { ...data, sequence_number: sequence }),
-  );
+  return responsesPayloads(response).map(numbered);
+}
+
+// The wire puts `sequence_number` right after `type` (reference §2.4).
+function numbered({ type, ...rest }: Payload, sequence_number: number): string {
+  return sseEvent(type, { type, sequence_number, ...rest });
 }
 
 /**
@@ -52,9 +54,7 @@ export function brokenResponsesEvents(response: ResponseObject, cut: boolean): s
       },
     );
   }
-  return sent
-    .map((data, sequence) => sseEvent(data.type, { ...data, sequence_number: sequence }))
-    .join("");
+  return sent.map(numbered).join("");
 }
 
 type Payload = { type: string } & Record<string, unknown>;
