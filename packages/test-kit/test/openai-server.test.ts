@@ -61,6 +61,11 @@ function withoutParsed(value: unknown): unknown {
   );
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a parsed body, read field by field.
+async function json(response: Response): Promise<any> {
+  return response.json();
+}
+
 async function rawStream(
   server: { url: string },
   path: string,
@@ -79,7 +84,7 @@ describe("Responses API", () => {
     const server = await start({ script: [ANSWER] });
     const { data, response } = await openAIFor(server).responses.create(RESPONSES).withResponse();
     expect(response.headers.get("x-request-id")).toBe("req_1");
-    expect(data._request_id).toBe("req_1");
+    expect((data as { _request_id?: string })._request_id).toBe("req_1");
     expect(data).toMatchObject({
       id: "resp_1",
       object: "response",
@@ -130,7 +135,7 @@ describe("Responses API", () => {
       tools: RESPONSES_TOOLS,
       input: [
         { role: "user", content: RESPONSES.input },
-        ...first.output,
+        ...(first.output as OpenAI.Responses.ResponseInputItem[]),
         ...calls.map((call) => ({
           type: "function_call_output" as const,
           call_id: call.call_id,
@@ -429,8 +434,9 @@ describe("Chat Completions API", () => {
           type: "function",
           function: {
             name: "read_file",
+            description: "Read a file",
             parameters: { type: "object", properties: { path: { type: "string" } } },
-            parse: JSON.parse,
+            parse: (text: string) => JSON.parse(text) as { path: string },
             function: (args: { path: string }) => {
               seen.push(args.path);
               return args.path === "a.txt" ? "alpha" : "beta";
@@ -618,7 +624,7 @@ describe("auth, routes and the request log", () => {
     });
     expect(none.status).toBe(401);
     expect(none.headers.get("x-request-id")).toBe("req_1");
-    expect((await none.json()).error).toMatchObject({
+    expect((await json(none)).error).toMatchObject({
       type: "invalid_request_error",
       code: "invalid_api_key",
       param: null,
@@ -649,14 +655,14 @@ describe("auth, routes and the request log", () => {
       headers: { authorization: "Bearer k" },
     });
     expect(get.status).toBe(404);
-    expect((await get.json()).error.message).toBe("Invalid URL (GET /v1/responses)");
+    expect((await json(get)).error.message).toBe("Invalid URL (GET /v1/responses)");
     const bad = await fetch(`${server.url}/v1/responses`, {
       method: "POST",
       headers: { authorization: "Bearer k" },
       body: "{",
     });
     expect(bad.status).toBe(400);
-    expect((await bad.json()).error.message).toMatch(
+    expect((await json(bad)).error.message).toMatch(
       /^We could not parse the JSON body of your request/,
     );
     await openAIFor(server).responses.create(RESPONSES);
@@ -676,7 +682,7 @@ describe("auth, routes and the request log", () => {
       ["responses", "req_2"],
       ["chat", "req_3"],
     ]);
-    const listed = await (await fetch(`${server.url}/_fake/requests`)).json();
+    const listed = await json(await fetch(`${server.url}/_fake/requests`));
     expect(listed.map((r: { api: string }) => r.api)).toEqual(["messages", "responses", "chat"]);
     await fetch(`${server.url}/_fake/reset`, { method: "POST" });
     server.script([ANSWER]);
