@@ -26,6 +26,8 @@ export interface StoredItem {
   type: string;
   /** False for the items of a `store: false` response: a replay cannot name them (R-7). */
   stored: boolean;
+  /** A function call's `call_id`, for an `item_reference` to it. */
+  call_id?: string;
   /** The reasoning item the server put before it in the same response (R-4, R-5). */
   reasoning?: string;
   /** A reasoning item's `encrypted_content`: with it a client may replay the item unstored. */
@@ -353,7 +355,9 @@ export function validateResponsesRequest(
     }
   }
   const reasoning = options.reasoning ?? isReasoningModel(body.model);
+  const unknown = memory ? resolveReferences(input, memory) : null;
   return (
+    unknown ??
     checkDuplicates(input, history) ??
     (memory ? checkReplayedIds(input, memory) : null) ??
     (reasoning ? checkReasoningPairs(input, history, memory) : null) ??
@@ -487,6 +491,29 @@ function checkDuplicates(
   return null;
 }
 
+// An `item_reference` (what some clients send for a stored item, e.g. the Vercel AI SDK) stands
+// for the item it names, which must be stored (R-7).
+function resolveReferences(input: InputItem[], memory: ResponsesMemory): OpenAIViolation | null {
+  for (const item of input) {
+    if (item.type !== "item_reference" || item.id === undefined) continue;
+    const known = memory.items.get(item.id);
+    if (!known?.stored) return notFound(item.id);
+    item.type = known.type;
+    if (known.call_id !== undefined) item.call_id = known.call_id;
+  }
+  return null;
+}
+
+function notFound(id: string): OpenAIViolation {
+  return {
+    status: 404,
+    type: "invalid_request_error",
+    message: `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+    param: "input",
+    code: null,
+  };
+}
+
 // R-7: an item named by id must be one the server holds; a reasoning item it handed out unstored
 // may come back with its `encrypted_content` instead.
 function checkReplayedIds(input: InputItem[], memory: ResponsesMemory): OpenAIViolation | null {
@@ -496,13 +523,7 @@ function checkReplayedIds(input: InputItem[], memory: ResponsesMemory): OpenAIVi
     if (known?.stored) continue;
     const carried = item.encrypted_content;
     if (known && item.type === "reasoning" && carried === known.encrypted_content) continue;
-    return {
-      status: 404,
-      type: "invalid_request_error",
-      message: `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
-      param: "input",
-      code: null,
-    };
+    return notFound(item.id);
   }
   return null;
 }

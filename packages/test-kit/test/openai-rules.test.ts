@@ -519,6 +519,25 @@ describe("Responses rules", () => {
     expect(error).toBeInstanceOf(NotFoundError);
   });
 
+  test("item_reference stands for a stored item: a round by reference passes; an unknown one is 404", async () => {
+    const { server, client, responses } = await setUp({ script: [TWO_CALLS] });
+    await client.responses.create(body("read both"));
+    const ref = (id: string) => ({ type: "item_reference", id });
+    await rejectsThenAccepts(
+      server,
+      responses,
+      body([user("read both"), ref("fc_1"), ref("fc_9"), out("call_1")]),
+      body([user("read both"), ref("fc_1"), ref("fc_2"), out("call_1"), out("call_2")]),
+      {
+        status: 404,
+        message:
+          "Item with id 'fc_9' not found. Items are not persisted when `store` is set to false. Try again with `store` set to true, or remove this item from your input.",
+        param: "input",
+        code: null,
+      },
+    );
+  });
+
   describe("reasoning models", () => {
     const gpt5 = (input: unknown, extra: Loose = {}) => ({ model: "gpt-5", input, ...extra });
 
