@@ -104,6 +104,23 @@ function typeName(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+// Both APIs check their function tools in their own shape; other tool types (hosted tools,
+// `custom`) are the service's own and pass.
+function checkFunctionTools(
+  tools: unknown[],
+  check: (tool: Record<string, unknown>, at: string) => OpenAIViolation | null,
+): OpenAIViolation | null {
+  for (const [i, tool] of tools.entries()) {
+    const at = `tools[${i}]`;
+    if (!isObject(tool)) return wrongType(at, "an object", tool);
+    if (tool.type === undefined) return missing(`${at}.type`);
+    if (tool.type !== "function") continue;
+    const problem = check(tool, at);
+    if (problem) return problem;
+  }
+  return null;
+}
+
 function checkLimit(body: Record<string, unknown>, key: string, minimum: number) {
   const value = body[key];
   if (value === undefined || value === null) return null;
@@ -150,11 +167,7 @@ function checkChatTools(body: Record<string, unknown>): OpenAIViolation | null {
   if (tools !== undefined) {
     if (!Array.isArray(tools)) return wrongType("tools", "an array", tools);
     if (tools.length === 0) return emptyArray("tools");
-    for (const [i, tool] of (tools as unknown[]).entries()) {
-      const at = `tools[${i}]`;
-      if (!isObject(tool)) return wrongType(at, "an object", tool);
-      if (tool.type === undefined) return missing(`${at}.type`);
-      if (tool.type !== "function") continue;
+    const problem = checkFunctionTools(tools, (tool, at) => {
       // A Responses-shaped tool ({type, name, parameters}) has no `function`.
       if (tool.function === undefined) return missing(`${at}.function`);
       if (!isObject(tool.function)) return wrongType(`${at}.function`, "an object", tool.function);
@@ -162,7 +175,9 @@ function checkChatTools(body: Record<string, unknown>): OpenAIViolation | null {
       if (typeof tool.function.name !== "string") {
         return wrongType(`${at}.function.name`, "a string", tool.function.name);
       }
-    }
+      return null;
+    });
+    if (problem) return problem;
   }
   if (body.parallel_tool_calls !== undefined && tools === undefined) {
     return fail(
@@ -368,16 +383,12 @@ export function validateResponsesRequest(
 function checkResponsesTools(tools: unknown): OpenAIViolation | null {
   if (tools === undefined) return null;
   if (!Array.isArray(tools)) return wrongType("tools", "an array", tools);
-  for (const [i, tool] of (tools as unknown[]).entries()) {
-    const at = `tools[${i}]`;
-    if (!isObject(tool)) return wrongType(at, "an object", tool);
-    if (tool.type === undefined) return missing(`${at}.type`);
-    if (tool.type !== "function") continue;
+  return checkFunctionTools(tools, (tool, at) => {
     // A Chat-shaped tool ({type, function: {name}}) has no top-level `name` (reference §5.2).
     if (tool.name === undefined) return missing(`${at}.name`);
     if (typeof tool.name !== "string") return wrongType(`${at}.name`, "a string", tool.name);
-  }
-  return null;
+    return null;
+  });
 }
 
 function readInput(input: unknown): InputItem[] | OpenAIViolation {

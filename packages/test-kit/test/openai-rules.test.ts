@@ -4,7 +4,7 @@ import { BadRequestError, NotFoundError } from "openai";
 import { describe, expect, test } from "vitest";
 import type { FakeServer, FakeServerOptions } from "../src/server.ts";
 import type { ReplyStep } from "../src/server-steps.ts";
-import { openAIFor, openAIRejection, start } from "./support.ts";
+import { openAIFor, openAIRejection, runnableReadFile, start } from "./support.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: the broken bodies are broken on purpose.
 type Loose = any;
@@ -692,17 +692,7 @@ describe("DeepSeek's OpenAI-compatible flavour", () => {
     const { server, client } = await setUp({ flavour: "deepseek", script: [TWO_CALLS, TEXT] });
     const runner = client.chat.completions.runTools({
       ...ds([user("read both")]),
-      tools: [
-        {
-          type: "function",
-          function: {
-            name: "read_file",
-            description: "Read a file",
-            parameters: { type: "object", properties: { path: { type: "string" } } },
-            function: () => "alpha",
-          },
-        },
-      ],
+      tools: [runnableReadFile(() => "alpha")],
     } as Loose);
     const error = await openAIRejection(runner.finalContent());
     expect(error).toBeInstanceOf(BadRequestError);

@@ -14,7 +14,14 @@ import OpenAI, {
 } from "openai";
 import { describe, expect, test } from "vitest";
 import type { ReplyStep, StepResult } from "../src/server-steps.ts";
-import { clientFor, openAIFor, openAIRejection, rejection, start } from "./support.ts";
+import {
+  clientFor,
+  openAIFor,
+  openAIRejection,
+  rejection,
+  runnableReadFile,
+  start,
+} from "./support.ts";
 
 const RESPONSES = { model: "gpt-4.1", input: "What is in a.txt and b.txt?" };
 const CHAT = {
@@ -430,19 +437,10 @@ describe("Chat Completions API", () => {
     const runner = openAIFor(server).chat.completions.runTools({
       ...CHAT,
       tools: [
-        {
-          type: "function",
-          function: {
-            name: "read_file",
-            description: "Read a file",
-            parameters: { type: "object", properties: { path: { type: "string" } } },
-            parse: (text: string) => JSON.parse(text) as { path: string },
-            function: (args: { path: string }) => {
-              seen.push(args.path);
-              return args.path === "a.txt" ? "alpha" : "beta";
-            },
-          },
-        },
+        runnableReadFile((args) => {
+          seen.push(args.path);
+          return args.path === "a.txt" ? "alpha" : "beta";
+        }),
       ],
     });
     expect(await runner.finalContent()).toBe("a.txt says alpha; b.txt says beta.");
