@@ -393,6 +393,11 @@ describe("Chat Completions API", () => {
       ),
     );
     expect(streamed.usage).toEqual(created.usage);
+    // A turn of calls alone keeps content null through the stream.
+    server.script([{ content: TWO_CALLS.content.slice(1) }]);
+    const callsOnly = await client.chat.completions.stream(CHAT).finalChatCompletion();
+    expect(callsOnly.choices[0]?.message).toMatchObject({ content: null, refusal: null });
+    expect(callsOnly.choices[0]?.message.tool_calls).toHaveLength(2);
   });
 
   test("max_tokens becomes finish_reason length", async () => {
