@@ -270,6 +270,19 @@ describe("Responses API", () => {
     });
   });
 
+  test("a failed native step: status failed with its error, and response.failed ends the stream", async () => {
+    const failed: StepResult = { output: [], status: "failed" };
+    const server = await start({ script: [failed, failed] });
+    const client = openAIFor(server);
+    const reply = await client.responses.create(RESPONSES);
+    expect(reply).toMatchObject({ status: "failed", error: { code: "server_error" }, output: [] });
+    const events: string[] = [];
+    const stream = client.responses.stream(RESPONSES);
+    stream.on("event", (event) => events.push(event.type));
+    expect((await stream.finalResponse()).status).toBe("failed");
+    expect(events).toEqual(["response.created", "response.in_progress", "response.failed"]);
+  });
+
   test("a reasoning model gets a reasoning item before a neutral reply's output", async () => {
     const server = await start({ script: [TWO_CALLS] });
     const reply = await openAIFor(server).responses.create({ ...RESPONSES, model: "gpt-5" });
