@@ -21,6 +21,22 @@ export {
   type ScenarioResult,
 } from "./contract.ts";
 export { ANTHROPIC_MODELS, DEEPSEEK_MODELS, type ModelEntry, type ModelInfo } from "./models.ts";
+export type {
+  ChatStep,
+  ChatToolCallStep,
+  NativeStep,
+  ResponsesOutputItem,
+  ResponsesStep,
+} from "./openai-steps.ts";
+export {
+  type ChatValidateOptions,
+  isReasoningModel,
+  type OpenAIViolation,
+  type ResponsesMemory,
+  type ResponsesValidateOptions,
+  validateChatRequest,
+  validateResponsesRequest,
+} from "./openai-validator.ts";
 export { type CliRun, type RunCliOptions, runCli, splitCommand } from "./run-cli.ts";
 export {
   type RecordedTool,
