@@ -60,6 +60,7 @@ export {
   type FaultName,
   type FaultStep,
   parseSteps,
+  type RawStep,
   type ReplyBlock,
   type ReplyMessage,
   type ReplyStep,

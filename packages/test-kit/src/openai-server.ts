@@ -1,6 +1,7 @@
 // The fake server's OpenAI side: `POST /v1/responses` and `POST /v1/chat/completions` (DeepSeek's
 // dialect of the latter in the `deepseek` flavour), answered from the one script, recorded in the
 // one request log, with OpenAI's auth, error envelope and `x-request-id` (reference §1, §4, §8).
+
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   buildChatCompletion,
@@ -24,6 +25,7 @@ import {
   validateChatRequest,
   validateResponsesRequest,
 } from "./openai-validator.ts";
+import { notTheApiAnswer, sendRawAnswer } from "./server-raw.ts";
 import type { FaultStep, ReplyStep, StepResult } from "./server-steps.ts";
 import { deepSeekThinks } from "./validator.ts";
 
@@ -126,6 +128,7 @@ export async function handleOpenAI(
   if (!(await context.hold(step)) || res.destroyed) return;
   if ("error" in step) return sendError(res, context, fromStepError(step.error));
   if ("fault" in step) return sendFault(res, step, record, context);
+  if ("raw" in step) return sendRawAnswer(res, step.raw);
   if (!("content" in step) && "output" in step !== (context.api === "responses")) {
     return sendError(res, context, misplacedStep(step, context.api));
   }
@@ -319,6 +322,12 @@ function sendFault(
         });
         res.write(json.slice(0, json.length / 2), () => res.socket?.destroy());
       }
+      break;
+    case "html-page":
+    case "not-a-message":
+    case "event-stream":
+      // Not the API at all: the same answers as the Messages side gives.
+      sendRawAnswer(res, notTheApiAnswer(step.fault, null, fullStream()));
       break;
     default:
       sendError(res, context, {

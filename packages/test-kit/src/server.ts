@@ -12,6 +12,7 @@ import {
   type OpenAIState,
   openAIRoute,
 } from "./openai-server.ts";
+import { notTheApiAnswer, sendRawAnswer } from "./server-raw.ts";
 import {
   type Answer,
   answer,
@@ -241,6 +242,7 @@ async function handle(
   if (!(await holdBack(step, state)) || res.destroyed) return;
   if ("error" in step) return sendError(out, step.error);
   if ("fault" in step) return sendFault(out, step, record, state);
+  if ("raw" in step) return sendRawAnswer(res, step.raw);
   if (!("content" in step)) return sendError(out, misplacedStep(step, "messages"));
   return sendReply(out, step, record, state);
 }
@@ -374,6 +376,8 @@ function sendFault(
       if (streaming) sendEvents(out, firstEvents(message));
       else cutJson(out, json);
       break;
+    default:
+      sendRawAnswer(out.res, notTheApiAnswer(step.fault, message, streamEvents(message).join("")));
   }
 }
 
