@@ -3,7 +3,7 @@
 // Plain JavaScript and no tsx, so the first command in the README starts as fast as the bundle.
 // pnpm runs root scripts in the root, so the caller's directory is passed on as --cwd unless given.
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { ensureStageBundle } from "./lib/bundle.mjs";
+import { ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
 
 export const NEWEST_OFFLINE_STAGE = "day-2-v3";
 

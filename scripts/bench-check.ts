@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ensureStageBundle } from "./lib/bundle.mjs";
+import { ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
 import { ROOT, runCommand, stageDir, UsageError } from "./lib/command.ts";
 
 const STAGE = "day-2-v3";

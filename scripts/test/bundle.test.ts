@@ -16,9 +16,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "@agent-code/test-kit";
+import { buildScriptOptions, ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
 import { afterAll, describe, expect, test } from "vitest";
 import { checkSettings } from "../check.ts";
-import { buildScriptOptions, ensureStageBundle, PROJECT_BUNDLE } from "../lib/bundle.mjs";
+import { PROJECT_BUNDLE } from "../lib/bundle.mjs";
 import { ROOT, STAGES, stageDir } from "../lib/command.ts";
 
 const SCRIPT = fileURLToPath(new URL("../check.ts", import.meta.url));
@@ -118,6 +119,12 @@ describe("a stage's bundle", () => {
       }),
       "src/cli.ts": 'console.log("first");\n',
     });
+    // esbuild comes from the stage's own node_modules.
+    mkdirSync(join(stage, "node_modules"));
+    symlinkSync(
+      join(ROOT, "scripts", "node_modules", "esbuild"),
+      join(stage, "node_modules", "esbuild"),
+    );
     const bundle = ensureStageBundle(stage);
     expect(bundle).toBe(join(stage, "dist", "agent-code.mjs"));
     expect((await runCli(["node", bundle], [])).stdout).toBe("first\n");
