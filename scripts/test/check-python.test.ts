@@ -207,7 +207,7 @@ describe.skipIf(!HAS_PYTHON)("a Python project (needs python3)", () => {
       "retry-overloaded",
     ]);
     expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-2-v3");
-  }, 30_000);
+  }, 60_000);
 
   test("dropping the thinking blocks fails deepseek-thinking with DeepSeek's 400", async () => {
     const command = pythonProject("drops_thinking", [

@@ -31,8 +31,12 @@ export function pythonProjects(prefix: string) {
     return `python3 ${file}`;
   }
 
+  // A whole stage's contract can take longer than one spawn's 30 s on a loaded machine.
   function check(args: string[]) {
-    return runCli(["node", "--import", "tsx", SCRIPT], args, { env: { INIT_CWD: dir } });
+    return runCli(["node", "--import", "tsx", SCRIPT], args, {
+      env: { INIT_CWD: dir },
+      timeoutMs: 60_000,
+    });
   }
 
   return { write, check };
