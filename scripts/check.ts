@@ -1,10 +1,11 @@
 // `pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json]`: a
 // stage's contract against a learner's agent-code, in any language, with reasons to act on.
 import { existsSync, statSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { findContract, splitCommand } from "@agent-code/test-kit";
+import { bundleProject } from "./lib/bundle.mjs";
 import { jsonOutput, textOutput } from "./lib/check-report.ts";
 import { type CheckSettings, runCheck } from "./lib/check-run.ts";
 import { requireStage, runCommand, STAGES, UsageError, useColour } from "./lib/command.ts";
@@ -15,7 +16,8 @@ const USAGE =
 const DEFAULT_TIMEOUT_MS = 20_000;
 
 async function main(argv: string[]): Promise<number> {
-  const { settings, json } = checkSettings(argv, process.env.INIT_CWD ?? process.cwd());
+  const { settings, json, note } = checkSettings(argv, process.env.INIT_CWD ?? process.cwd());
+  if (note !== undefined) console.error(note);
   const write = (text: string) => process.stdout.write(text);
   const output = json
     ? jsonOutput(
@@ -46,7 +48,7 @@ async function main(argv: string[]): Promise<number> {
 export function checkSettings(
   argv: string[],
   callerDir: string,
-): { settings: CheckSettings; json: boolean } {
+): { settings: CheckSettings; json: boolean; note?: string } {
   const { values, positionals } = parseCheckArgs(argv);
   if (positionals.length > 1) {
     throw new UsageError(`one stage at a time, got: ${positionals.join(" ")} (${USAGE})`);
@@ -63,7 +65,8 @@ export function checkSettings(
   if (statSync(project, { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new UsageError(`project directory not found: ${project}`);
   }
-  const command = values.cmd === undefined ? tsxCommand(project) : splitCommand(values.cmd);
+  const { command, note } =
+    values.cmd === undefined ? defaultCommand(project) : { command: splitCommand(values.cmd) };
   if (command.length === 0) throw new UsageError("--cmd is empty: give the command to run");
   const ids = findContract(stages[0] ?? "")?.scenarios.map((scenario) => scenario.id) ?? [];
   const unknown = values.only?.find((id) => !ids.includes(id));
@@ -80,6 +83,7 @@ export function checkSettings(
       timeoutMs: timeoutOption(values["timeout-ms"]),
     },
     json: values.json === true,
+    ...(note === undefined ? {} : { note }),
   };
 }
 
@@ -104,19 +108,45 @@ function parseCheckArgs(argv: string[]) {
   }
 }
 
-// Without --cmd the project is run the way its `pnpm start` does: tsx on src/cli.ts.
-function tsxCommand(project: string): string[] {
+const PASS_CMD = 'pass --cmd "<the command that runs your agent-code>"';
+
+// Without --cmd, src/cli.ts is bundled once for the whole check and every scenario starts the
+// bundle, with source maps so that a stack trace names the project's files. When it does not
+// bundle, tsx runs the sources, as the project's `pnpm start` does, only slower.
+function defaultCommand(project: string): { command: string[]; note?: string } {
   if (!existsSync(join(project, "src", "cli.ts"))) {
-    throw new UsageError(
-      `no src/cli.ts in ${project}: pass --cmd "<the command that runs your agent-code>"`,
-    );
+    throw new UsageError(`no src/cli.ts in ${project}: ${PASS_CMD}`);
+  }
+  let reason: string;
+  try {
+    const bundle = relative(project, bundleProject(project));
+    return { command: [process.execPath, "--enable-source-maps", bundle] };
+  } catch (error) {
+    reason = bundleError(error);
   }
   if (!hasTsx(project)) {
     throw new UsageError(
-      `tsx is not installed for ${project}: install it, or pass --cmd "<the command that runs your agent-code>"`,
+      `src/cli.ts in ${project} does not bundle (${reason}) and tsx is not installed: ${PASS_CMD}`,
     );
   }
-  return [process.execPath, "--import", "tsx", "src/cli.ts"];
+  return {
+    command: [process.execPath, "--import", "tsx", "src/cli.ts"],
+    note: `note: src/cli.ts does not bundle (${reason}): running it through tsx, which is slower`,
+  };
+}
+
+// esbuild's first error as `file:line:column: text`, or the error's first line.
+function bundleError(error: unknown): string {
+  const [first] = (error as { errors?: BundleMessage[] }).errors ?? [];
+  if (first === undefined) return String((error as Error).message ?? error).split("\n")[0] ?? "";
+  const where = first.location;
+  // esbuild counts columns from 0; editors and stack traces from 1.
+  return where ? `${where.file}:${where.line}:${where.column + 1}: ${first.text}` : first.text;
+}
+
+interface BundleMessage {
+  text: string;
+  location: { file: string; line: number; column: number } | null;
 }
 
 // Where `node --import tsx` run in `dir` would find it: node_modules of dir or of a parent.

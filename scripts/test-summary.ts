@@ -1,8 +1,10 @@
 // The closing line of a CI run: tests passed and failed, summed over every package's Vitest JSON
 // report (each package's `test` script writes .test-results/vitest.json; turbo restores it from
-// its cache when the run is replayed).
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// its cache when the run is replayed). `.ci/run` runs the tests once per Node version: after each
+// run, `save <name>` keeps that run's reports under .test-results/runs/<name>/, and the summary
+// then sums every saved run (one line per run, the total last); with none saved, the packages'.
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 interface VitestReport {
@@ -20,15 +22,51 @@ export function reportPaths(rootDir: string): string[] {
     .filter((path) => existsSync(path));
 }
 
+export function runsDir(rootDir: string): string {
+  return join(rootDir, ".test-results", "runs");
+}
+
+// Copies the packages' reports into runs/<name>/, one file per package.
+export function saveRun(rootDir: string, name: string): void {
+  const target = join(runsDir(rootDir), name);
+  mkdirSync(target, { recursive: true });
+  for (const path of reportPaths(rootDir)) {
+    copyFileSync(path, join(target, `${basename(dirname(dirname(path)))}.json`));
+  }
+}
+
 export function summarize(reports: VitestReport[]): string {
   const sum = (key: keyof VitestReport) => reports.reduce((total, r) => total + r[key], 0);
   const skipped = sum("numPendingTests");
   return `${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`;
 }
 
+function read(paths: string[]): VitestReport[] {
+  return paths.map((path) => JSON.parse(readFileSync(path, "utf8")) as VitestReport);
+}
+
+// One line per saved run, then the total over all of them; the packages' own reports when no run
+// was saved.
+export function summaryLines(rootDir: string): string[] {
+  const dir = runsDir(rootDir);
+  const runs = existsSync(dir) ? readdirSync(dir).sort() : [];
+  if (runs.length === 0) return [summarize(read(reportPaths(rootDir)))];
+  const byRun = runs.map((name) => {
+    const files = readdirSync(join(dir, name)).map((file) => join(dir, name, file));
+    return { name, reports: read(files) };
+  });
+  return [
+    ...byRun.map(({ name, reports }) => `${name}: ${summarize(reports)}`),
+    summarize(byRun.flatMap(({ reports }) => reports)),
+  ];
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const reports = reportPaths(root).map(
-    (path) => JSON.parse(readFileSync(path, "utf8")) as VitestReport,
-  );
-  console.log(summarize(reports));
+  const [command, name] = process.argv.slice(2);
+  if (command === "save" && name !== undefined) saveRun(root, name);
+  else if (command === undefined) console.log(summaryLines(root).join("\n"));
+  else {
+    console.error("usage: test-summary.ts [save <run name>]");
+    process.exitCode = 2;
+  }
 }

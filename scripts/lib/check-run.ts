@@ -53,8 +53,9 @@ export interface CheckOutput {
   done(report: CheckReport): void;
 }
 
-// A tsx start costs about a second of CPU: one scenario per core, at least two (scenarios also
-// wait on retries and timeouts), at most four (a check should not take over a machine).
+// A start costs CPU (a bundle about 0.2 s, tsx about a second): one scenario per core, at least
+// two (scenarios also wait on retries and timeouts), at most four (a check should not take over a
+// machine).
 const CONCURRENCY = Math.min(4, Math.max(2, availableParallelism()));
 
 // Every stage of the settings in turn; undefined when `signal` stopped the check (Ctrl-C).

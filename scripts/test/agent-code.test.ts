@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "@agent-code/test-kit";
 import { expect, test } from "vitest";
-import { withCallerCwd } from "../agent-code.ts";
+import { withCallerCwd } from "../agent-code.mjs";
+
+const script = fileURLToPath(new URL("../agent-code.mjs", import.meta.url));
 
 test("adds --cwd <the caller's directory> only when the user gave none", () => {
   expect(withCallerCwd(["hi"], "/home/me")).toEqual(["--cwd", "/home/me", "hi"]);
@@ -15,9 +17,8 @@ test("adds --cwd <the caller's directory> only when the user gave none", () => {
 
 test("runs the newest stage offline in the directory pnpm was called from", async () => {
   const caller = realpathSync(mkdtempSync(join(tmpdir(), "caller-")));
-  const script = fileURLToPath(new URL("../agent-code.ts", import.meta.url));
   const run = await runCli(
-    ["node", "--import", "tsx", script],
+    ["node", script],
     ["--provider", "mock", "echo hi using the echo tool"],
     { env: { INIT_CWD: caller } },
   );
@@ -28,4 +29,11 @@ test("runs the newest stage offline in the directory pnpm was called from", asyn
     "provider: mock  model: deepseek-v4-flash",
   ]);
   expect(run.trace.at(-1)).toEqual({ kind: "final", text: "echo tool returned: hi" });
+}, 30_000);
+
+test("a usage error keeps the stage's exit code and its one error line", async () => {
+  const run = await runCli(["node", script], ["--max-steps", "0", "hi"]);
+  expect(run.exitCode).toBe(2);
+  expect(run.stderr).toBe("error: --max-steps must be a positive integer, got 0\n");
+  expect(run.stdout).toBe("");
 }, 30_000);

@@ -1,17 +1,8 @@
 // A learner's project in another language: a small Python agent-code (standard library only,
 // trace arguments as dict reprs, x-api-key, a traceback when the key is missing) passes day-2-v3,
 // and two broken variants of it fail the scenario that teaches the point.
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { runCli } from "@agent-code/test-kit";
-import { afterAll, describe, expect, test } from "vitest";
-
-const SCRIPT = fileURLToPath(new URL("../check.ts", import.meta.url));
-const HAS_PYTHON = spawnSync("python3", ["--version"]).status === 0;
-if (!HAS_PYTHON) console.warn("python3 is not installed: the Python project tests are skipped");
+import { describe, expect, test } from "vitest";
+import { HAS_PYTHON, noteIds, pythonProjects, WHOLE_CONTRACT_MS } from "./python-project.ts";
 
 const AGENT_CODE = String.raw`# agent-code, Day 2 v3, in Python with the standard library only.
 import argparse
@@ -191,45 +182,24 @@ def main():
 sys.exit(main())
 `;
 
-const dir = mkdtempSync(join(tmpdir(), "check-python-"));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const { write, check } = pythonProjects("check-python-");
 
-// Writes the program with one edit (text it holds exactly once, and what it becomes).
+// The program with one edit (text it holds exactly once, and what it becomes).
 function pythonProject(name: string, edit?: [string, string]): string {
-  const [from, to] = edit ?? ["", ""];
-  if (edit !== undefined && AGENT_CODE.split(from).length !== 2) {
-    throw new Error(`the program must hold once: ${from}`);
-  }
-  const file = join(dir, `${name}.py`);
-  writeFileSync(
-    file,
-    AGENT_CODE.replace(from, () => to),
-  );
-  return file;
-}
-
-// A whole contract is about sixty runs of Python, two at a time: minutes, not one spawn's 30 s.
-const WHOLE_CONTRACT_MS = 180_000;
-
-function check(args: string[]) {
-  return runCli(["node", "--import", "tsx", SCRIPT], args, {
-    env: { INIT_CWD: dir },
-    timeoutMs: WHOLE_CONTRACT_MS,
-  });
+  return write(name, AGENT_CODE, edit === undefined ? [] : [edit]);
 }
 
 describe.skipIf(!HAS_PYTHON)("a Python project (needs python3)", () => {
   test(
     "passes every core scenario of day-2-v3; the misses are conformance notes",
     async () => {
-      const run = await check(["day-2-v3", "--cmd", `python3 ${pythonProject("agent_code")}`]);
+      const run = await check(["day-2-v3", "--cmd", pythonProject("agent_code")]);
       expect(run.exitCode).toBe(0);
       expect(run.stdout).not.toMatch(/^FAIL/m);
-      const notes = run.stdoutLines.filter((line) => line.startsWith("NOTE  "));
       // No retries (AGENT_CODE_MAX_RETRIES is this repository's knob), argparse's usage errors, the
       // tracebacks for a missing key, an answer that is not the API and Ctrl-C, and a crash on a
       // tool input that is not an object: texts of this repository, not the lesson.
-      expect(notes.map((line) => line.replace(/.*\[(.*)\]$/, "$1"))).toEqual([
+      expect(noteIds(run.stdoutLines)).toEqual([
         "server-error-exhausted",
         "usage-provider",
         "usage-max-steps-zero",
@@ -255,17 +225,11 @@ describe.skipIf(!HAS_PYTHON)("a Python project (needs python3)", () => {
   );
 
   test("dropping the thinking blocks fails deepseek-thinking with DeepSeek's 400", async () => {
-    const file = pythonProject("drops_thinking", [
+    const command = pythonProject("drops_thinking", [
       'messages.append({"role": "assistant", "content": reply["content"]})',
       'messages.append({"role": "assistant", "content": [b for b in reply["content"] if b["type"] != "thinking"]})',
     ]);
-    const run = await check([
-      "day-2-v3",
-      "--cmd",
-      `python3 ${file}`,
-      "--only",
-      "deepseek-thinking",
-    ]);
+    const run = await check(["day-2-v3", "--cmd", command, "--only", "deepseek-thinking"]);
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toContain(
       "FAIL  DeepSeek's thinking block goes back unchanged with the tool call  [deepseek-thinking]\n" +
@@ -279,11 +243,11 @@ describe.skipIf(!HAS_PYTHON)("a Python project (needs python3)", () => {
   }, 30_000);
 
   test("running the tools of a reply cut off by max_tokens fails stop-max_tokens", async () => {
-    const file = pythonProject("runs_truncated_calls", [
+    const command = pythonProject("runs_truncated_calls", [
       'if stop != "tool_use" or not calls:',
       "if not calls:",
     ]);
-    const run = await check(["day-2-v3", "--cmd", `python3 ${file}`, "--only", "stop-max_tokens"]);
+    const run = await check(["day-2-v3", "--cmd", command, "--only", "stop-max_tokens"]);
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toMatch(/^FAIL .*\[stop-max_tokens\]$/m);
     expect(run.stdout).toContain(

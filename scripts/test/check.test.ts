@@ -56,7 +56,7 @@ test(
   WHOLE_CONTRACT_MS,
 );
 
-test("without --cmd, the project runs through tsx on src/cli.ts, a path relative to the caller", async () => {
+test("without --cmd, src/cli.ts is bundled once and run with node; --project is the caller's", async () => {
   const run = await check([
     "day-2-v3",
     "--project",
@@ -68,7 +68,10 @@ test("without --cmd, the project runs through tsx on src/cli.ts, a path relative
   ]);
   expect(run.exitCode).toBe(0);
   expect(run.stdoutLines[0]).toBe(`project: ${STAGE}`);
-  expect(run.stdoutLines[1]).toBe(`command: ${process.execPath} --import tsx src/cli.ts`);
+  expect(run.stdoutLines[1]).toBe(
+    `command: ${process.execPath} --enable-source-maps ${join("node_modules", ".cache", "agent-code-check", "agent-code.mjs")}`,
+  );
+  expect(run.stderr).toBe("");
   expect(run.stdoutLines.filter((line) => line.startsWith("PASS  "))).toHaveLength(2);
   expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-2-v3");
 }, 30_000);
@@ -197,7 +200,7 @@ describe("usage errors", () => {
     );
   });
 
-  test("a missing project directory, or no src/cli.ts or no tsx without --cmd", () => {
+  test("a missing project directory, or no src/cli.ts, or sources that neither bundle nor have tsx", () => {
     expect(settingsError(["day-1", "--project", "no/such/dir"])).toBe(
       `project directory not found: ${join(ROOT, "no", "such", "dir")}`,
     );
@@ -205,9 +208,9 @@ describe("usage errors", () => {
       `no src/cli.ts in ${dir}: pass --cmd "<the command that runs your agent-code>"`,
     );
     mkdirSync(join(dir, "src"), { recursive: true });
-    writeFileSync(join(dir, "src", "cli.ts"), "");
+    writeFileSync(join(dir, "src", "cli.ts"), "const x = ;\n");
     expect(settingsError(["day-1"], dir)).toBe(
-      `tsx is not installed for ${dir}: install it, or pass --cmd "<the command that runs your agent-code>"`,
+      `src/cli.ts in ${dir} does not bundle (src/cli.ts:1:11: Unexpected ";") and tsx is not installed: pass --cmd "<the command that runs your agent-code>"`,
     );
     // With --cmd, anything goes: a Python project has neither.
     expect(checkSettings(["day-1", "--cmd", "uv run agent-code"], dir).settings.command).toEqual([

@@ -171,7 +171,7 @@ export const day1: Contract = {
     {
       id: "bad-cwd-fails",
       title: "a --cwd that does not exist fails without running",
-      level: "core",
+      level: "conformance",
       args: (context) => ["--cwd", `${context.dir}/missing`, "echo hi"],
       judgements: [
         nonZeroExit(REPL, "the run could not start"),

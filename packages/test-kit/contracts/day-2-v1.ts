@@ -124,16 +124,13 @@ export const day2v1: Contract = {
     },
     {
       id: "auth-failure",
-      title: "a rejected key: a failed run that says so and never prints the key",
+      title: "a rejected key: a failed run that never prints the key",
       level: "core",
       args: [PROMPT],
       env: { ANTHROPIC_AUTH_TOKEN: CANARY },
       server: { key: "sk-the-right-key", steps: [] },
       judgements: [
         nonZeroExit(SETUP, "the API refused the key"),
-        judge(SETUP, "stderr should say authentication failed", (o) =>
-          /authenticat/i.test(o.stderr),
-        ),
         judge(SETUP, "the key must never be printed, not even in an error", (o) =>
           mentionsNoSecret(o, CANARY),
         ),
@@ -178,7 +175,7 @@ export const day2v1: Contract = {
     },
     {
       id: "auth-failure-text",
-      title: "the authentication error is one line naming the base URL",
+      title: "the authentication error: one line that says so and names the base URL",
       level: "conformance",
       args: [PROMPT],
       env: { ANTHROPIC_AUTH_TOKEN: CANARY },
@@ -186,6 +183,9 @@ export const day2v1: Contract = {
       judgements: [
         exitCode(SETUP, 1, "a failed run"),
         oneErrorLine(SETUP),
+        judge(SETUP, "stderr should say authentication failed", (o) =>
+          /authenticat/i.test(o.stderr),
+        ),
         judge(SETUP, "the error should name the base URL in use", (o) =>
           o.stderr.includes("http://127.0.0.1:"),
         ),

@@ -51,7 +51,20 @@ const TRUNCATED: StepResult = {
   stop_reason: "max_tokens",
 };
 
-function badArguments(id: string, input: Record<string, unknown>, text: string): Scenario[] {
+// A stop_sequence reply, then one more answer a loop that wrongly goes on would ask for.
+const STOP_SEQUENCE: Step[] = [
+  { content: [{ type: "text", text: "Hello" }], stop_reason: "stop_sequence" },
+  answerWithResults,
+];
+
+// Seed 001 checks argument names (missing, unexpected) and says types are not checked: a wrong
+// type is this course's lesson, so that scenario is conformance.
+function badArguments(
+  id: string,
+  input: Record<string, unknown>,
+  text: string,
+  level: Scenario["level"] = "core",
+): Scenario[] {
   const steps: Step[] = [
     { content: [{ type: "tool_use", id: `toolu_${id}`, name: "echo", input }] },
     answerWithResults,
@@ -60,7 +73,7 @@ function badArguments(id: string, input: Record<string, unknown>, text: string):
     {
       id: `bad-arguments-${id}`,
       title: `arguments that break echo's schema (${id}) come back as is_error; the run goes on`,
-      level: "core",
+      level,
       args: ["echo something"],
       server: { steps },
       judgements: [
@@ -210,6 +223,16 @@ export const day2v3: Contract = {
       judgements: [
         exitCode(V3, 0, "running out of steps still finishes the run"),
         judge(V3, "expected exactly 2 requests with --max-steps 2", (o) => o.requests.length === 2),
+        judge(V3, "the run should still end with a final line", (o) => finalText(o) !== undefined),
+      ],
+    },
+    {
+      id: "max-steps-text",
+      title: "the text for a used-up step budget",
+      level: "conformance",
+      args: ["--max-steps", "2", "echo forever"],
+      server: { steps: ALWAYS_A_TOOL },
+      judgements: [
         judge(
           V3,
           "expected `final: reached max_steps=2`",
@@ -222,16 +245,38 @@ export const day2v3: Contract = {
       { content: [{ type: "text", text: "I can't help with that." }], stop_reason: "refusal" },
       answerWithResults,
     ]),
+    // Seed 001 ends the run with a reason on every stop reason but end_turn and tool_use, so a
+    // project may say `Stopped: …` here: the text as the answer is this course's reading.
     {
       id: "stop-sequence",
-      title: "stop_reason stop_sequence ends the run with the text as the answer",
+      title: "stop_reason stop_sequence ends the run after one request",
       level: "core",
       args: ["Say hello"],
-      server: {
-        steps: [{ content: [{ type: "text", text: "Hello" }], stop_reason: "stop_sequence" }],
-      },
+      server: { steps: STOP_SEQUENCE },
       judgements: [
         exitCode(STOP, 0, "a finished run exits 0"),
+        judge(
+          STOP,
+          "expected exactly one request: the run must stop there",
+          (o) => o.requests.length === 1,
+        ),
+        judge(STOP, "no tool may run after stop_reason stop_sequence", (o) =>
+          o.trace.every((entry) => entry.kind === "final"),
+        ),
+        judge(
+          STOP,
+          "the run should still end with a final line",
+          (o) => finalText(o) !== undefined,
+        ),
+      ],
+    },
+    {
+      id: "stop-sequence-text",
+      title: "stop_reason stop_sequence gives the text as the answer",
+      level: "conformance",
+      args: ["Say hello"],
+      server: { steps: STOP_SEQUENCE },
+      judgements: [
         judge(
           STOP,
           "stop_sequence is a normal end: expected `final: Hello`",
@@ -244,6 +289,7 @@ export const day2v3: Contract = {
       "wrong-type",
       { text: 42 },
       'bad arguments for echo: property "text" should be string, got integer',
+      "conformance",
     ),
     ...badArguments(
       "unexpected",
