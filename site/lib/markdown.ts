@@ -63,11 +63,8 @@ export function outsideLink(
   page: string,
   options: SiteMarkdownOptions,
 ): { path: string; url: string | undefined } | undefined {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith("/") || href.startsWith("#")) {
-    return undefined;
-  }
-  const [pathPart = "", hash] = href.split("#");
-  const target = resolve(dirname(page), decodeURIComponent(pathPart));
+  const { target, hash } = relativeTarget(href, page) ?? {};
+  if (target === undefined) return undefined;
   const fromDocs = relative(options.docsDir, target);
   if (fromDocs !== ".." && !fromDocs.startsWith(`..${sep}`)) return undefined;
   const path = relative(options.root, target).split(sep).join("/");
@@ -86,12 +83,9 @@ export function rewrittenLink(
   served: string,
   options: SiteMarkdownOptions,
 ): string | undefined {
-  if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith("/") || href.startsWith("#")) {
-    return undefined;
-  }
-  const [pathPart = "", hash] = href.split("#");
-  const target = relative(options.docsDir, resolve(dirname(page), decodeURIComponent(pathPart)));
-  const moved = options.rewrites[target.split(sep).join("/")];
+  const { target, hash } = relativeTarget(href, page) ?? {};
+  if (target === undefined) return undefined;
+  const moved = options.rewrites[relative(options.docsDir, target).split(sep).join("/")];
   if (moved === undefined) return undefined;
   const link = relative(dirname(served), resolve(options.docsDir, moved)).split(sep).join("/");
   return `${link.startsWith(".") ? link : `./${link}`}${hash === undefined ? "" : `#${hash}`}`;
@@ -125,6 +119,16 @@ function rewriteLinks(
       open = undefined;
     }
   }
+}
+
+// The file a relative link from `page` points to, and its anchor; undefined for a link to
+// another site, to a path of the site, or to an anchor of the same page.
+function relativeTarget(href: string, page: string): { target: string; hash?: string } | undefined {
+  if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith("/") || href.startsWith("#")) {
+    return undefined;
+  }
+  const [path = "", hash] = href.split("#");
+  return { target: resolve(dirname(page), decodeURIComponent(path)), hash };
 }
 
 function isDirectory(path: string): boolean {
