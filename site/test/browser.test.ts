@@ -364,8 +364,15 @@ describe.skipIf(browserPath === undefined)("the built site in Chromium", () => {
   // Opens a page and waits until Vue has mounted the app: the HTML alone is not yet the page a
   // reader uses (a long page is still being taken over by the script after the network is idle).
   async function load(page: Page, path: string): Promise<void> {
-    await page.goto(`${site.origin}${path}`, { waitUntil: "networkidle" });
-    await page.waitForFunction(() => "__vue_app__" in (document.querySelector("#app") ?? {}));
+    // Generous: on a shared two-core machine a page can wait long for the CPU.
+    await page.goto(`${site.origin}${path}`, { waitUntil: "networkidle", timeout: 60_000 });
+    await page
+      .waitForFunction(() => "__vue_app__" in (document.querySelector("#app") ?? {}), null, {
+        timeout: 60_000,
+      })
+      .catch((error: Error) => {
+        throw new Error(`${path}: the page's app did not start: ${error.message}`);
+      });
   }
 
   // The ids of a page's elements, read from the HTML the site serves; undefined when the page is
