@@ -17,7 +17,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 
 export function reportPaths(rootDir: string): string[] {
   const packages = readdirSync(join(rootDir, "packages")).map((name) => join("packages", name));
-  return [...packages, "scripts"]
+  return [...packages, "scripts", "site"]
     .map((dir) => join(rootDir, dir, ".test-results", "vitest.json"))
     .filter((path) => existsSync(path));
 }

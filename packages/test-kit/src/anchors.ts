@@ -17,8 +17,9 @@ export function headingAnchors(markdown: string): Set<string> {
   return anchors;
 }
 
-// "## v2: one round of tool use" -> "v2-one-round-of-tool-use"
-function githubAnchor(heading: string): string {
+// "## v2: one round of tool use" -> "v2-one-round-of-tool-use"; the site gives its headings the
+// same ids, so one link works on GitHub and on the site.
+export function githubAnchor(heading: string): string {
   return heading
     .trim()
     .toLowerCase()

@@ -1,6 +1,6 @@
 // The test-kit's public entry: everything a stage's tests or the learner checker import.
 export { contracts, findContract } from "../contracts/index.ts";
-export { headingAnchors } from "./anchors.ts";
+export { githubAnchor, headingAnchors } from "./anchors.ts";
 export {
   type Block,
   reply,
