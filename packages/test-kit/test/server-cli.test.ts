@@ -52,7 +52,8 @@ async function runToExit(args: string[]) {
   child.stderr?.on("data", (chunk) => {
     stderr += chunk;
   });
-  const [code] = await once(child, "exit");
+  // "close", not "exit": exit can come before the last of stderr has been read.
+  const [code] = await once(child, "close");
   return { code, stdout, stderr };
 }
 
