@@ -3,7 +3,7 @@
 import { spawnSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
-export const NEWEST_OFFLINE_STAGE = "day-2-v3";
+export const NEWEST_OFFLINE_STAGE = "day-2-challenges";
 
 export function withCallerCwd(args: string[], callerDir: string): string[] {
   const hasCwd = args.some(
