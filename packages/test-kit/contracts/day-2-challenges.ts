@@ -1,7 +1,7 @@
 // Day 2 challenges: the four answers to docs/day-2.md#challenges (DESIGN.md §3.5). Every day-2-v3
 // scenario is kept, and runs streamed when the CLI streams: the fake server answers those
 // requests with server-sent events.
-import type { Contract, Scenario } from "../src/contract.ts";
+import { type Contract, keepScenarios, type Scenario } from "../src/contract.ts";
 import {
   exitCode,
   finalText,
@@ -74,18 +74,19 @@ function zoneSteps(timezone: string): Step[] {
 const ZONE_PROMPT = "What time is it in Shanghai? Call system_date with the time zone.";
 const MARS_PROMPT = "What time is it at Olympus Mons? Call system_date with its time zone.";
 
-// A stream that breaks after its first words: an error event, or the end of the connection.
-function brokenStream(fault: "stream-error" | "stream-cut"): Scenario[] {
+// A stream that breaks: an error event after the first words, the end of the connection, or an
+// event that is not JSON.
+function brokenStream(id: string, step: Step): Scenario[] {
   const base = {
     args: [PROMPT],
     env: { AGENT_CODE_MAX_RETRIES: "0" },
-    server: { steps: [{ fault }] as Step[] },
+    server: { steps: [step] },
   };
   return [
     {
       ...base,
-      id: fault,
-      title: `a streamed answer that breaks off (${fault}) is a failed run`,
+      id,
+      title: `a streamed answer that breaks (${id}) is a failed run`,
       level: "core",
       judgements: [
         judge(STREAMING, "the request should ask for a stream (`stream: true`)", (o) =>
@@ -101,8 +102,8 @@ function brokenStream(fault: "stream-error" | "stream-cut"): Scenario[] {
     },
     {
       ...base,
-      id: `${fault}-text`,
-      title: `a broken stream (${fault}) is one error line, exit 1, like a failed request`,
+      id: `${id}-text`,
+      title: `a broken stream (${id}) is one error line, exit 1, like a failed request`,
       level: "conformance",
       judgements: [exitCode(STREAMING, 1, "a failed run"), oneErrorLine(STREAMING)],
     },
@@ -119,6 +120,10 @@ const WORDS_THEN_ECHO: Step[] = [
   },
   answerWithResults,
 ];
+
+// An event stream is the right answer to a request that asked for one: these two scenarios, about
+// an event stream nobody asked for, ask without streaming.
+const UNASKED_STREAM = ["answer-event-stream", "answer-event-stream-text"];
 
 function streamed(request: RecordedRequest): boolean {
   return request.body?.stream === true;
@@ -412,8 +417,15 @@ export const day2challenges: Contract = {
         answered(STREAMING),
       ],
     },
-    ...brokenStream("stream-error"),
-    ...brokenStream("stream-cut"),
-    ...day2v3.scenarios,
+    ...brokenStream("stream-error", { fault: "stream-error" }),
+    ...brokenStream("stream-cut", { fault: "stream-cut" }),
+    ...brokenStream("stream-garbled", {
+      raw: {
+        headers: { "content-type": "text/event-stream" },
+        body: "event: message_start\ndata: {not json\n\n",
+      },
+    }),
+    ...day2v3.scenarios.filter((scenario) => !UNASKED_STREAM.includes(scenario.id)),
+    ...keepScenarios(day2v3, UNASKED_STREAM, { args: ["--no-stream"] }),
   ],
 };

@@ -5,10 +5,12 @@ import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { findContract } from "../contracts/index.ts";
+import { mentionsNoSecret } from "./judgements.ts";
 import { type CliRun, runCli, splitCommand } from "./run-cli.ts";
-import { type RecordedRequest, type Step, startFakeServer } from "./server.ts";
+import { type FakeServer, type RecordedRequest, type Step, startFakeServer } from "./server.ts";
 import type { TraceEntry } from "./trace.ts";
 
 // core: what the lesson teaches, true of any correct project in any language.
@@ -29,6 +31,9 @@ export interface Observed {
   stdoutLines: string[];
   stderr: string;
   exitCode: number | null;
+  // The signal that ended the run, when one did (a Python program ends this way on Ctrl-C).
+  signal: NodeJS.Signals | null;
+  durationMs: number;
   requests: RecordedRequest[];
   context: ScenarioContext;
 }
@@ -57,6 +62,8 @@ export interface Scenario {
   // CLI reads from the directory it was started in (a .env file). The command is made to start
   // from there: see commandFrom.
   startIn?: "project" | "scenario";
+  // Ctrl-C: SIGINT to the command's process group once the server has this many requests.
+  interrupt?: { afterRequests: number };
   judgements: Judgement[];
 }
 
@@ -106,7 +113,9 @@ export interface ContractResult {
 }
 
 const DEAD_URL = "http://127.0.0.1:9";
-const DUMMY_TOKEN = "sk-agent-code-test-token";
+// Every scenario runs with a key, and no scenario may print one: this value is easy to spot.
+const CANARY_TOKEN = "sk-agent-code-canary-7d1f";
+const SECRET_NAME = /(API_KEY|AUTH_TOKEN)$/i;
 
 export async function runContract(
   stage: string | Contract,
@@ -162,6 +171,7 @@ export async function runScenario(
       })
     : undefined;
   const context = { dir, file: join(dir, "not-a-directory.txt"), serverUrl: server?.url };
+  const finished = new AbortController();
   try {
     writeFileSync(context.file, "agent-code contract scenario\n");
     for (const [path, text] of Object.entries(scenario.files?.(context) ?? {})) {
@@ -169,6 +179,12 @@ export async function runScenario(
       writeFileSync(join(dir, path), text);
     }
     const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
+    const env = {
+      ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
+      ANTHROPIC_AUTH_TOKEN: CANARY_TOKEN,
+      ...scenario.env,
+    };
+    const after = scenario.interrupt?.afterRequests;
     const here = scenario.startIn === "scenario";
     const command = here ? commandFrom(options.command, options.cwd) : options.command;
     const run = await runCli(command, args, {
@@ -176,11 +192,8 @@ export async function runScenario(
       stdin: scenario.stdin,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
-      env: {
-        ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
-        ANTHROPIC_AUTH_TOKEN: DUMMY_TOKEN,
-        ...scenario.env,
-      },
+      env,
+      ...(after === undefined ? {} : { interrupt: untilRequests(server, after, finished.signal) }),
     });
     const requests = server?.requests() ?? [];
     const observed: Observed = {
@@ -189,6 +202,8 @@ export async function runScenario(
       stdoutLines: run.stdoutLines,
       stderr: run.stderr,
       exitCode: run.exitCode,
+      signal: run.signal,
+      durationMs: run.durationMs,
       requests,
       context,
     };
@@ -197,6 +212,7 @@ export async function runScenario(
       : scenario.judgements
           .filter((judgement) => !safeCheck(judgement, observed))
           .map(({ message, docs }) => ({ message, docs }));
+    failures.push(...printedSecrets(env, observed));
     const rejected = requests.find((request) => !request.verdict.accepted);
     return {
       id: scenario.id,
@@ -210,6 +226,7 @@ export async function runScenario(
       requests,
     };
   } finally {
+    finished.abort();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   }
@@ -233,6 +250,35 @@ export function commandFrom(command: string | string[], cwd = process.cwd()): st
     if (!pathLike || isAbsolute(word) || word.startsWith("-")) return word;
     return existsSync(resolve(cwd, word)) ? resolve(cwd, word) : word;
   });
+}
+
+// Resolves once the server has received `count` requests; never when there is no server.
+async function untilRequests(
+  server: FakeServer | undefined,
+  count: number,
+  signal: AbortSignal,
+): Promise<void> {
+  while (!signal.aborted) {
+    if (server !== undefined && server.requests().length >= count) return;
+    await sleep(20);
+  }
+  // The run ended first: nothing to interrupt.
+  await new Promise(() => {});
+}
+
+// A key in the output is a leak, whatever the scenario is about: every scenario is checked.
+function printedSecrets(
+  env: Record<string, string | undefined>,
+  observed: Observed,
+): { message: string; docs: string }[] {
+  return Object.entries(env)
+    .filter(
+      ([name, value]) => SECRET_NAME.test(name) && value && !mentionsNoSecret(observed, value),
+    )
+    .map(([name]) => ({
+      message: `the value of ${name} appeared in the output: never print a key, not even in an error`,
+      docs: "docs/day-2.md#setup",
+    }));
 }
 
 // A judgement that throws (say, on output of an unexpected shape) is a failed judgement.

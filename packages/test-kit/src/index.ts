@@ -42,6 +42,7 @@ export {
   type FaultName,
   type FaultStep,
   parseSteps,
+  type RawStep,
   type ReplyBlock,
   type ReplyMessage,
   type ReplyStep,

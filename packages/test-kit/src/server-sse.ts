@@ -54,7 +54,7 @@ export function overloadedEvent(): string {
   });
 }
 
-function sseEvent(type: string, data: unknown): string {
+export function sseEvent(type: string, data: unknown): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 

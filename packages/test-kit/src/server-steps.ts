@@ -1,5 +1,6 @@
 // Steps: what the fake server answers, one per request. One JSON format serves script files, the
 // control API and in-process use, so every entry point checks steps with the same function here.
+import { NOT_THE_API_FAULTS } from "./server-raw.ts";
 import { signThinking } from "./signature.ts";
 
 export type ReplyBlock =
@@ -23,7 +24,14 @@ export interface ErrorStep {
   delay_ms?: number;
 }
 
-const FAULTS = ["drop", "malformed", "wrong-content-type", "stream-error", "stream-cut"] as const;
+const FAULTS = [
+  "drop",
+  "malformed",
+  "wrong-content-type",
+  "stream-error",
+  "stream-cut",
+  ...NOT_THE_API_FAULTS,
+] as const;
 
 export type FaultName = (typeof FAULTS)[number];
 
@@ -32,7 +40,13 @@ export interface FaultStep {
   delay_ms?: number;
 }
 
-export type StepResult = ReplyStep | ErrorStep | FaultStep;
+/** Any status, headers and body, sent as they are (only content-length is added). */
+export interface RawStep {
+  raw: { status?: number; headers?: Record<string, string>; body?: string };
+  delay_ms?: number;
+}
+
+export type StepResult = ReplyStep | ErrorStep | FaultStep | RawStep;
 
 /** A reply as the Messages API sends it: what `messages.create` resolves to. */
 export interface ReplyMessage {
@@ -67,9 +81,14 @@ export function parseStep(value: unknown, where: string): StepResult {
       throw new Error(`${where}: "${key}" must be a number >= 0`);
     }
   }
-  const kinds = ["content", "error", "fault"].filter((key) => key in value);
+  const kinds = ["content", "error", "fault", "raw"].filter((key) => key in value);
   if (kinds.length !== 1) {
-    throw new Error(`${where}: a step needs exactly one of "content", "error" or "fault"`);
+    throw new Error(`${where}: a step needs exactly one of "content", "error", "fault" or "raw"`);
+  }
+  if ("raw" in value) {
+    checkRaw(value.raw, `${where}: raw`);
+    checkOnly(value, ["raw", "delay_ms"], where);
+    return value as unknown as RawStep;
   }
   if ("fault" in value) {
     if (typeof value.fault !== "string" || !(FAULTS as readonly string[]).includes(value.fault)) {
@@ -182,12 +201,30 @@ function checkError(value: unknown, where: string): void {
   }
   if (typeof type !== "string") throw new Error(`${where}: "type" must be a string`);
   if (typeof message !== "string") throw new Error(`${where}: "message" must be a string`);
-  if (headers !== undefined) {
-    if (!isObject(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
-      throw new Error(`${where}: "headers" must be an object of strings`);
-    }
-  }
+  checkHeaders(headers, where);
   checkOnly(value, ["status", "type", "message", "headers"], where);
+}
+
+function checkHeaders(headers: unknown, where: string): void {
+  if (headers === undefined) return;
+  if (!isObject(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
+    throw new Error(`${where}: "headers" must be an object of strings`);
+  }
+}
+
+function checkRaw(value: unknown, where: string): void {
+  if (!isObject(value)) throw new Error(`${where} must be an object`);
+  const { status, headers, body } = value;
+  if (
+    status !== undefined &&
+    !(Number.isInteger(status) && Number(status) >= 200 && Number(status) <= 599)
+  ) {
+    throw new Error(`${where}: "status" must be an integer from 200 to 599`);
+  }
+  checkHeaders(headers, where);
+  if (body !== undefined && typeof body !== "string")
+    throw new Error(`${where}: "body" must be a string`);
+  checkOnly(value, ["status", "headers", "body"], where);
 }
 
 function checkBlock(block: unknown, where: string): void {

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { notTheApiAnswer, sendRawAnswer } from "./server-raw.ts";
 import { overloadedEvent, streamEvents } from "./server-sse.ts";
 import {
   buildMessage,
@@ -202,6 +203,7 @@ async function handle(
   if (res.destroyed) return;
   if ("error" in step) return sendError(out, step.error);
   if ("fault" in step) return sendFault(out, step, record, state);
+  if ("raw" in step) return sendRawAnswer(res, step.raw);
   return sendReply(out, step, record, state);
 }
 
@@ -319,6 +321,8 @@ function sendFault(
       if (streaming) sendEvents(out, firstEvents(message));
       else cutJson(out, json);
       break;
+    default:
+      sendRawAnswer(out.res, notTheApiAnswer(step.fault, message, streamEvents(message).join("")));
   }
 }
 
