@@ -122,7 +122,7 @@ const WORDS_THEN_ECHO: Step[] = [
 ];
 
 // An event stream is the right answer to a request that asked for one: these two scenarios, about
-// an event stream nobody asked for, ask without streaming.
+// an event stream nobody asked for, ask without streaming, under ids of their own.
 const UNASKED_STREAM = ["answer-event-stream", "answer-event-stream-text"];
 
 function streamed(request: RecordedRequest): boolean {
@@ -426,6 +426,10 @@ export const day2challenges: Contract = {
       },
     }),
     ...day2v3.scenarios.filter((scenario) => !UNASKED_STREAM.includes(scenario.id)),
-    ...keepScenarios(day2v3, UNASKED_STREAM, { args: ["--no-stream"] }),
+    ...keepScenarios(day2v3, UNASKED_STREAM, { args: ["--no-stream"] }).map((scenario) => ({
+      ...scenario,
+      id: `${scenario.id}-no-stream`,
+      title: `${scenario.title} (--no-stream)`,
+    })),
   ],
 };
