@@ -1,11 +1,16 @@
-// `pnpm fuzz [--runs N] [--seed S]`: the fuzz property of scripts/lib/fuzz.ts, 10,000 cases by
-// default. Prints the count, the time and, when something escaped, the shrunk counterexample to
-// add to REGRESSIONS; exits 1 then.
+// `pnpm fuzz [--runs N] [--seed S] [--stage day-2-v3|day-2-challenges]`: the fuzz property of
+// scripts/lib/fuzz.ts, 10,000 cases by default, against day-2-v3 unless another stage is named.
+// Prints the count, the time and, when something escaped, the shrunk counterexample to add to
+// REGRESSIONS; exits 1 then.
 import { parseArgs } from "node:util";
-import { fuzz } from "./lib/fuzz.ts";
+import { type FuzzStage, fuzz, TARGETS } from "./lib/fuzz.ts";
 
 const { values } = parseArgs({
-  options: { runs: { type: "string", default: "10000" }, seed: { type: "string" } },
+  options: {
+    runs: { type: "string", default: "10000" },
+    seed: { type: "string" },
+    stage: { type: "string", default: "day-2-v3" },
+  },
 });
 const runs = Number(values.runs);
 const seed = values.seed === undefined ? undefined : Number(values.seed);
@@ -13,7 +18,11 @@ if (!Number.isInteger(runs) || runs < 1 || (seed !== undefined && !Number.isInte
   console.error("error: --runs must be a positive integer and --seed an integer");
   process.exit(2);
 }
-const report = await fuzz({ runs, seed });
+if (!(values.stage in TARGETS)) {
+  console.error(`error: --stage must be one of ${Object.keys(TARGETS).join(", ")}`);
+  process.exit(2);
+}
+const report = await fuzz({ runs, seed, stage: values.stage as FuzzStage });
 const rate = Math.round((report.runs / report.ms) * 1000);
 console.log(
   `fuzz: ${report.runs} cases in ${(report.ms / 1000).toFixed(1)} s (${rate}/s), seed ${report.seed}`,

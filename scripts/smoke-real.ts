@@ -40,6 +40,13 @@ const ACCEPTANCE: Acceptance[] = [
     toolCalls: ["system_date", "echo"],
     options: true,
   },
+  {
+    stage: "day-2-challenges",
+    prompt:
+      "Don't answer from memory. Call system_date with the time zone Asia/Shanghai, then tell me the time there.",
+    toolCalls: ["system_date"],
+    options: true,
+  },
 ];
 
 const USAGE = "usage: pnpm smoke:real [--base-url URL] [--model M]";

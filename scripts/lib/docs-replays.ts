@@ -12,6 +12,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-2-v1": ["one-line-answer", "answer-404-page-text", "answer-html-page-text"],
   "day-2-v2": ["system-date-round", "parallel-tool-calls"],
   "day-2-v3": ["two-step-chain", "mock-offline", "max-steps", "stop-max_tokens"],
+  "day-2-challenges": ["zone-unknown", "streams"],
 };
 
 const COMMAND = ["node", "dist/agent-code.mjs"];

@@ -1,11 +1,15 @@
-// Property-based fuzzing of day-2-v3's AnthropicProvider and loop through the fake server: whatever
+// Property-based fuzzing of a stage's AnthropicProvider and loop through the fake server: whatever
 // the server answers (valid messages with any mix of blocks, broken ones, cut bodies, the wrong
 // content type, any status with or without the API's error envelope), a run either finishes with a
 // `final:` line or fails with one ApiError; nothing else escapes, and the key is never shown.
+// day-2-v3 asks with plain requests, day-2-challenges with streams.
 
-import { runAgent } from "@agent-code/day-2-v3/src/agent.ts";
-import { AnthropicProvider, ApiError } from "@agent-code/day-2-v3/src/model.ts";
-import { defaultTools } from "@agent-code/day-2-v3/src/tools.ts";
+import * as challengesAgent from "@agent-code/day-2-challenges/src/agent.ts";
+import * as challengesModel from "@agent-code/day-2-challenges/src/model.ts";
+import * as challengesTools from "@agent-code/day-2-challenges/src/tools.ts";
+import * as v3Agent from "@agent-code/day-2-v3/src/agent.ts";
+import * as v3Model from "@agent-code/day-2-v3/src/model.ts";
+import * as v3Tools from "@agent-code/day-2-v3/src/tools.ts";
 import { type FakeServer, type StepResult, startFakeServer } from "@agent-code/test-kit";
 import fc from "fast-check";
 
@@ -34,8 +38,46 @@ export const REGRESSIONS: { name: string; steps: StepResult[] }[] = [
   },
 ];
 
+// A stage to fuzz: one run of its loop against a base URL, and how to know its ApiError.
+interface Target {
+  run(baseURL: string): Promise<{ trace: string[] }>;
+  isApiError(error: unknown): error is Error;
+}
+
+const PROMPT = "echo hi, then tell me the date";
+
+export const TARGETS = {
+  "day-2-v3": {
+    run: (baseURL) =>
+      v3Agent.runAgent(
+        PROMPT,
+        new v3Model.AnthropicProvider({ model: "fuzz-model", baseURL }),
+        v3Tools.defaultTools(),
+        { maxSteps: 4 },
+      ),
+    isApiError: (error) => error instanceof v3Model.ApiError,
+  },
+  "day-2-challenges": {
+    run: (baseURL) =>
+      challengesAgent.runAgent(
+        PROMPT,
+        new challengesModel.AnthropicProvider({ model: "fuzz-model", baseURL }),
+        challengesTools.defaultTools(),
+        { maxSteps: 4, onText: () => {} },
+      ),
+    isApiError: (error) => error instanceof challengesModel.ApiError,
+  },
+} satisfies Record<string, Target>;
+
+export type FuzzStage = keyof typeof TARGETS;
+
 // Runs the property `runs` times against one fake server, with a clean environment for the provider.
-export async function fuzz(options: { runs: number; seed?: number }): Promise<FuzzReport> {
+export async function fuzz(options: {
+  runs: number;
+  seed?: number;
+  stage?: FuzzStage;
+}): Promise<FuzzReport> {
+  const target = TARGETS[options.stage ?? "day-2-v3"];
   const server = await startFakeServer();
   const restore = useFuzzEnvironment();
   const started = performance.now();
@@ -43,7 +85,7 @@ export async function fuzz(options: { runs: number; seed?: number }): Promise<Fu
   try {
     const details = await fc.check(
       fc.asyncProperty(scriptArbitrary(), async (steps) => {
-        const ending = await holds(server, steps);
+        const ending = await holds(server, steps, target);
         tally[ending] += 1;
         if (server.requests().length > 1) tally.multiTurn += 1;
         return true;
@@ -66,11 +108,11 @@ export async function fuzz(options: { runs: number; seed?: number }): Promise<Fu
 }
 
 // One case, for the fixed regressions: throws, naming what escaped, when the property fails.
-export async function checkCase(steps: StepResult[]): Promise<void> {
+export async function checkCase(steps: StepResult[], stage: FuzzStage = "day-2-v3"): Promise<void> {
   const server = await startFakeServer();
   const restore = useFuzzEnvironment();
   try {
-    await holds(server, steps);
+    await holds(server, steps, TARGETS[stage]);
   } finally {
     restore();
     await server.close();
@@ -78,15 +120,16 @@ export async function checkCase(steps: StepResult[]): Promise<void> {
 }
 
 // The property: returns how the run ended, or throws with what went wrong.
-async function holds(server: FakeServer, steps: StepResult[]): Promise<"finished" | "apiErrors"> {
+async function holds(
+  server: FakeServer,
+  steps: StepResult[],
+  target: Target,
+): Promise<"finished" | "apiErrors"> {
   server.reset();
   server.script(steps);
-  const provider = new AnthropicProvider({ model: "fuzz-model", baseURL: server.url });
   let outcome: { trace: string[] } | { error: unknown };
   try {
-    outcome = await runAgent("echo hi, then tell me the date", provider, defaultTools(), {
-      maxSteps: 4,
-    });
+    outcome = await target.run(server.url);
   } catch (error) {
     outcome = { error };
   }
@@ -97,7 +140,7 @@ async function holds(server: FakeServer, steps: StepResult[]): Promise<"finished
     return "finished";
   }
   const { error } = outcome;
-  if (!(error instanceof ApiError)) throw new Error(`escaped: ${String(error)}`, { cause: error });
+  if (!target.isApiError(error)) throw new Error(`escaped: ${String(error)}`, { cause: error });
   if (error.message.includes(CANARY)) throw new Error("the key appeared in an ApiError");
   // The API's own error text is shown as it is; everything else fits on one line.
   const ownLines = envelopeMessages(steps).some((text) => error.message.includes(text));

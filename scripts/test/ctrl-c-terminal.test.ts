@@ -11,7 +11,7 @@ const HAS_SCRIPT = process.platform === "linux" && spawnSync("script", ["--versi
 if (!HAS_SCRIPT)
   console.warn("util-linux script is not available: the terminal Ctrl-C test is skipped");
 
-test.skipIf(!HAS_SCRIPT).each(["day-2-v1", "day-2-v2", "day-2-v3"])(
+test.skipIf(!HAS_SCRIPT).each(["day-2-v1", "day-2-v2", "day-2-v3", "day-2-challenges"])(
   "%s: Ctrl-C typed in the REPL during a request exits 130 at once",
   async (stage) => {
     const server = await startFakeServer({

@@ -1,5 +1,6 @@
-// The fuzz property of lib/fuzz.ts, 300 generated cases per `pnpm test` (`pnpm fuzz` runs 10,000),
-// every counterexample ever found as a fixed case, and proof that the property can fail.
+// The fuzz property of lib/fuzz.ts, 300 generated cases per `pnpm test` against day-2-v3 and 150
+// against day-2-challenges' streams (`pnpm fuzz` runs 10,000), every counterexample ever found as
+// a fixed case, and proof that the property can fail.
 import { expect, test } from "vitest";
 import { CANARY, checkCase, fuzz, REGRESSIONS } from "../lib/fuzz.ts";
 
@@ -7,6 +8,12 @@ test("300 generated answers: each run ends in a final line or one ApiError", asy
   const report = await fuzz({ runs: 300 });
   expect(report.failure).toBeUndefined();
   expect(report.runs).toBe(300);
+}, 120_000);
+
+test("150 generated answers to day-2-challenges' streamed requests: the same holds", async () => {
+  const report = await fuzz({ runs: 150, stage: "day-2-challenges" });
+  expect(report.failure).toBeUndefined();
+  expect(report.runs).toBe(150);
 }, 120_000);
 
 test.each(REGRESSIONS.map((regression) => [regression.name, regression.steps] as const))(

@@ -74,3 +74,15 @@ test("a copy installs offline, runs, and fails `pnpm check day-1` saying where t
     docs: "docs/day-1.md#v3-tools-and-the-loop",
   });
 }, 60_000);
+
+test("git ignores .env here and in the starter, so a key in one never gets committed", () => {
+  const paths = [".env", "starter/.env", "packages/day-2-challenges/.env"];
+  const ignored = spawnSync("git", ["check-ignore", "--no-index", ...paths], {
+    cwd: ROOT,
+    encoding: "utf8",
+  });
+  expect(ignored.stdout.trim().split("\n")).toEqual(paths);
+  // Copied out of this repository, the starter has only its own .gitignore to go by.
+  const own = readFileSync(join(ROOT, "starter", ".gitignore"), "utf8").split("\n");
+  expect(own).toContain(".env");
+});

@@ -76,6 +76,7 @@ function notTheApi(
 export const day2v1: Contract = {
   stage: "day-2-v1",
   title: "Day 2 v1: the real model says one line",
+  base: "day-1",
   scenarios: [
     {
       id: "one-line-answer",

@@ -1,6 +1,7 @@
 // Pieces several Day 2 contracts use: the date format and server steps that answer like a model.
 import { contentText, toolResults } from "../src/judgements.ts";
-import type { RecordedRequest } from "../src/server.ts";
+import type { RecordedRequest, Step } from "../src/server.ts";
+import { sseEvent } from "../src/server-sse.ts";
 import type { StepResult } from "../src/server-steps.ts";
 
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/;
@@ -17,9 +18,10 @@ export function answerWithResults(request: RecordedRequest): StepResult {
   };
 }
 
-// A reply sent as raw JSON, for blocks the fake server's reply steps do not build (a type from
-// next year, a tool_use whose input is not an object).
-export function rawReply(content: unknown[], stopReason = "tool_use"): StepResult {
+// A reply sent raw, for blocks the fake server's reply steps do not build (a type from next year, a
+// tool_use whose input is not an object): JSON, or, to a request that asked for a stream, events
+// that open each block whole and close it, as the service streams its server-side tools' blocks.
+export function rawReply(content: unknown[], stopReason = "tool_use"): Step {
   const message = {
     id: "msg_raw_1",
     type: "message",
@@ -30,7 +32,26 @@ export function rawReply(content: unknown[], stopReason = "tool_use"): StepResul
     stop_sequence: null,
     usage: { input_tokens: 20, output_tokens: 20 },
   };
-  return {
-    raw: { headers: { "content-type": "application/json" }, body: JSON.stringify(message) },
+  return (request) => {
+    if (request.body?.stream !== true) {
+      return {
+        raw: { headers: { "content-type": "application/json" }, body: JSON.stringify(message) },
+      };
+    }
+    const events = [
+      { type: "message_start", message: { ...message, content: [], stop_reason: null } },
+      ...content.flatMap((block, index) => [
+        { type: "content_block_start", index, content_block: block },
+        { type: "content_block_stop", index },
+      ]),
+      {
+        type: "message_delta",
+        delta: { stop_reason: stopReason, stop_sequence: null },
+        usage: message.usage,
+      },
+      { type: "message_stop" },
+    ];
+    const body = events.map((event) => sseEvent(event.type, event)).join("");
+    return { raw: { headers: { "content-type": "text/event-stream" }, body } };
   };
 }

@@ -1,13 +1,15 @@
 // Stage contracts and the one runner that judges a CLI against them. A contract is data: scenarios
 // to run and judgements over what came out. The stage's own tests and `pnpm check` both call
 // runContract, so a learner's project is held to exactly what the reference answer is held to.
-import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { pathToFileURL } from "node:url";
 import { findContract } from "../contracts/index.ts";
 import { mentionsNoSecret } from "./judgements.ts";
-import { type CliRun, runCli } from "./run-cli.ts";
+import { type CliRun, runCli, splitCommand } from "./run-cli.ts";
 import { type FakeServer, type RecordedRequest, type Step, startFakeServer } from "./server.ts";
 import type { TraceEntry } from "./trace.ts";
 
@@ -19,6 +21,8 @@ export interface ScenarioContext {
   // A fresh directory for this run (a realpath, so `cwd:` lines compare equal), holding one file.
   dir: string;
   file: string;
+  // The fake server's base URL, when the scenario has a server.
+  serverUrl?: string;
 }
 
 export interface Observed {
@@ -52,6 +56,12 @@ export interface Scenario {
   env?: Record<string, string | undefined>;
   // Without a server the CLI's ANTHROPIC_BASE_URL points at a dead loopback port.
   server?: { flavour?: "anthropic" | "deepseek"; key?: string; steps: Step[] };
+  // Files written into the scenario's directory before the run: path (below it) -> text.
+  files?: (context: ScenarioContext) => Record<string, string>;
+  // "scenario" starts the CLI in the scenario's directory instead of the project's, for what a
+  // CLI reads from the directory it was started in (a .env file). The command is made to start
+  // from there: see commandFrom.
+  startIn?: "project" | "scenario";
   // Ctrl-C: SIGINT to the command's process group once the server has this many requests.
   interrupt?: { afterRequests: number };
   judgements: Judgement[];
@@ -60,6 +70,9 @@ export interface Scenario {
 export interface Contract {
   stage: string;
   title: string;
+  // The stage this one is a complete copy of, which stage-diff, stage-stats and the docs' diffs
+  // compare it with; none for the first stage. Two stages may share a base.
+  base?: string;
   scenarios: Scenario[];
 }
 
@@ -150,8 +163,6 @@ export async function runScenario(
   options: RunContractOptions,
 ): Promise<ScenarioResult> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-code-scenario-")));
-  const context = { dir, file: join(dir, "not-a-directory.txt") };
-  writeFileSync(context.file, "agent-code contract scenario\n");
   const server = scenario.server
     ? await startFakeServer({
         flavour: scenario.server.flavour,
@@ -159,8 +170,14 @@ export async function runScenario(
         script: scenario.server.steps,
       })
     : undefined;
+  const context = { dir, file: join(dir, "not-a-directory.txt"), serverUrl: server?.url };
   const finished = new AbortController();
   try {
+    writeFileSync(context.file, "agent-code contract scenario\n");
+    for (const [path, text] of Object.entries(scenario.files?.(context) ?? {})) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
     const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
     const env = {
       ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
@@ -168,8 +185,10 @@ export async function runScenario(
       ...scenario.env,
     };
     const after = scenario.interrupt?.afterRequests;
-    const run = await runCli(options.command, args, {
-      cwd: options.cwd,
+    const here = scenario.startIn === "scenario";
+    const command = here ? commandFrom(options.command, options.cwd) : options.command;
+    const run = await runCli(command, args, {
+      cwd: here ? dir : options.cwd,
       stdin: scenario.stdin,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
@@ -211,6 +230,26 @@ export async function runScenario(
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// The command as it runs in `cwd`, made to start from any directory: a word that names a path
+// below cwd (`src/cli.ts`, `dist/agent-code.mjs`) becomes absolute, and so does the module after
+// `--import` (`node --import tsx`), which Node would otherwise look for where it starts. A command
+// that finds its project by the directory it starts in (`uv run`) must name it itself.
+export function commandFrom(command: string | string[], cwd = process.cwd()): string[] {
+  const words = typeof command === "string" ? splitCommand(command) : command;
+  return words.map((word, index) => {
+    if (index > 0 && words[index - 1] === "--import" && !/^[./]/.test(word)) {
+      try {
+        return pathToFileURL(createRequire(join(cwd, "package.json")).resolve(word)).href;
+      } catch {
+        return word;
+      }
+    }
+    const pathLike = /[\\/]/.test(word) || /\.[cm]?[jt]s$/.test(word);
+    if (!pathLike || isAbsolute(word) || word.startsWith("-")) return word;
+    return existsSync(resolve(cwd, word)) ? resolve(cwd, word) : word;
+  });
 }
 
 // Resolves once the server has received `count` requests; never when there is no server.

@@ -20,6 +20,8 @@ export interface ReplyStep {
   stop_sequence?: string | null;
   usage?: Record<string, unknown>;
   delay_ms?: number;
+  /** Streamed replies only: a pause before each event after the first, to watch a client read. */
+  event_delay_ms?: number;
 }
 
 export interface ErrorStep {
@@ -87,9 +89,11 @@ export function parseSteps(value: unknown): StepResult[] {
 
 export function parseStep(value: unknown, where: string): StepResult {
   if (!isObject(value)) throw new Error(`${where}: a step must be an object`);
-  const { delay_ms } = value;
-  if (delay_ms !== undefined && !(typeof delay_ms === "number" && delay_ms >= 0)) {
-    throw new Error(`${where}: "delay_ms" must be a number >= 0`);
+  for (const key of ["delay_ms", "event_delay_ms"]) {
+    const delay = value[key];
+    if (delay !== undefined && !(typeof delay === "number" && delay >= 0)) {
+      throw new Error(`${where}: "${key}" must be a number >= 0`);
+    }
   }
   const kinds = ["content", "error", "fault", "raw", "output", "message"].filter(
     (key) => key in value,
@@ -117,7 +121,11 @@ export function parseStep(value: unknown, where: string): StepResult {
     checkOnly(value, ["error", "delay_ms"], where);
     return value as unknown as ErrorStep;
   }
-  checkOnly(value, ["content", "stop_reason", "stop_sequence", "usage", "delay_ms"], where);
+  checkOnly(
+    value,
+    ["content", "stop_reason", "stop_sequence", "usage", "delay_ms", "event_delay_ms"],
+    where,
+  );
   if (!Array.isArray(value.content)) throw new Error(`${where}: "content" must be an array`);
   value.content.forEach((block, i) => {
     checkBlock(block, `${where}: content[${i}]`);

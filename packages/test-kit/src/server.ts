@@ -337,11 +337,13 @@ function sendReply(
   step: ReplyStep,
   record: RecordedRequest,
   state: ServerState,
-): void {
+): void | Promise<void> {
   const thinks = state.flavour === "deepseek" && deepSeekThinks(record.body);
   const message = buildMessage(thinks ? thinkingFirst(step) : step, record.body, idSource(state));
-  if (record.body?.stream === true) sendEvents(out, streamEvents(message).join(""));
-  else sendJson(out, 200, message);
+  if (record.body?.stream !== true) return sendJson(out, 200, message);
+  const events = streamEvents(message);
+  if (!step.event_delay_ms) return sendEvents(out, events.join(""));
+  return sendEventsSlowly(out, events, step.event_delay_ms, state.closing.signal);
 }
 
 function sendFault(
@@ -483,6 +485,33 @@ function sendEvents(out: Outgoing, events: string): void {
     ...idHeader(out),
   });
   out.res.end(events);
+}
+
+// One event at a time, each after a pause: a client that shows text as it arrives shows the first
+// words long before the last event. A client that hangs up, or the server closing, ends it.
+async function sendEventsSlowly(
+  out: Outgoing,
+  events: string[],
+  delayMs: number,
+  signal: AbortSignal,
+): Promise<void> {
+  out.res.writeHead(200, {
+    "content-type": "text/event-stream; charset=utf-8",
+    "cache-control": "no-cache",
+    ...idHeader(out),
+  });
+  for (const [index, event] of events.entries()) {
+    if (index > 0) {
+      try {
+        await sleep(delayMs, undefined, { signal });
+      } catch {
+        return;
+      }
+    }
+    if (out.res.destroyed) return;
+    out.res.write(event);
+  }
+  out.res.end();
 }
 
 // Anthropic names every response with `request-id`, which the SDK reads as `requestID`. DeepSeek

@@ -7,7 +7,8 @@ import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
 import { contracts } from "../contracts/index.ts";
 import { headingAnchors } from "../src/anchors.ts";
-import { runContract } from "../src/contract.ts";
+import { commandFrom, runContract, runScenario, type Scenario } from "../src/contract.ts";
+import { judge } from "../src/judgements.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "wrong-cli-"));
 
@@ -156,6 +157,50 @@ test("levels filters scenarios, and an unknown stage is an error", async () => {
   );
 }, 30_000);
 
+test("startIn scenario: the CLI starts in the scenario's directory, among the scenario's files", async () => {
+  fakeCli(
+    "reads-here",
+    `import { readFileSync } from "node:fs";
+console.log(process.cwd());
+console.log(readFileSync(".env", "utf8").trim() + " " + readFileSync("sub/note.txt", "utf8"));`,
+  );
+  const scenario: Scenario = {
+    id: "here",
+    title: "starts here",
+    level: "core",
+    args: [],
+    startIn: "scenario",
+    files: (context) => ({ ".env": `DIR=${context.dir}`, "sub/note.txt": "hello" }),
+    judgements: [
+      judge(
+        "",
+        "should start in the scenario's directory",
+        (o) => o.stdoutLines[0] === o.context.dir,
+      ),
+      judge("", "should read the files", (o) => o.stdoutLines[1] === `DIR=${o.context.dir} hello`),
+    ],
+  };
+  // The command names its file relative to the project, as `node dist/agent-code.mjs` does.
+  const result = await runScenario(scenario, { command: ["node", "reads-here.mjs"], cwd: dir });
+  expect(result.run.stderr).toBe("");
+  expect(result.failures).toEqual([]);
+}, 30_000);
+
+test("commandFrom: paths below the project and --import's module become absolute", () => {
+  const stage = fileURLToPath(new URL("../../day-2-v3/", import.meta.url));
+  const [node, flag, loader, cli] = commandFrom("node --import tsx src/cli.ts", stage);
+  expect([node, flag]).toEqual(["node", "--import"]);
+  expect(loader).toMatch(/^file:\/\/.*\/tsx\/dist\/loader\.mjs$/);
+  expect(cli).toBe(join(stage, "src/cli.ts"));
+  // Words that name no path below the project stay as they are.
+  expect(commandFrom(["uv", "run", "agent-code", "no/such/file.py"], stage)).toEqual([
+    "uv",
+    "run",
+    "agent-code",
+    "no/such/file.py",
+  ]);
+});
+
 test("every docs link in every contract names an existing heading", () => {
   const docs = fileURLToPath(new URL("../../../docs/", import.meta.url));
   const anchors = new Map(
@@ -174,4 +219,13 @@ test("every docs link in every contract names an existing heading", () => {
     return anchor === undefined || !anchors.get(page ?? "")?.has(anchor);
   });
   expect(broken).toEqual([]);
+});
+
+test("the first stage has no base; every other names an earlier stage as its base", () => {
+  const [first, ...rest] = contracts;
+  expect(first?.base).toBeUndefined();
+  for (const [index, contract] of rest.entries()) {
+    const earlier = contracts.slice(0, index + 1).map((candidate) => candidate.stage);
+    expect(earlier, `${contract.stage}'s base`).toContain(contract.base);
+  }
 });

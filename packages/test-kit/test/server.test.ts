@@ -379,6 +379,28 @@ describe("errors and faults", () => {
     expect(error).toBeInstanceOf(APIConnectionTimeoutError);
   });
 
+  test("event_delay_ms sends a streamed reply an event at a time; a plain one is not held", async () => {
+    const text = "one two three four five six";
+    const step = { content: [{ type: "text" as const, text }], event_delay_ms: 50 };
+    const server = await start({ script: [step, step] });
+    const arrivals: number[] = [];
+    const stream = clientFor(server).messages.stream(PARAMS);
+    stream.on("streamEvent", () => arrivals.push(performance.now()));
+    expect((await stream.finalMessage()).content).toEqual([{ type: "text", text }]);
+    // The events were spread over at least a pause per event (a busy client may read two at once,
+    // so the span is what counts, not each gap).
+    const span = (arrivals.at(-1) ?? 0) - (arrivals[0] ?? 0);
+    expect(arrivals.length).toBeGreaterThan(5);
+    expect(span).toBeGreaterThan((arrivals.length - 1) * 50 * 0.8);
+
+    const began = performance.now();
+    await clientFor(server).messages.create(PARAMS);
+    expect(performance.now() - began).toBeLessThan(span / 2);
+    expect(() => server.script([{ ...step, event_delay_ms: -1 }])).toThrow(
+      'step 1: "event_delay_ms" must be a number >= 0',
+    );
+  });
+
   test("stream-error: an error event after the 200 rejects the stream, unretried", async () => {
     const server = await start({ script: [{ fault: "stream-error" }, { fault: "stream-error" }] });
     const client = clientFor(server, { maxRetries: 2 });

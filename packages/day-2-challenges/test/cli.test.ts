@@ -1,0 +1,85 @@
+// The CLI as a user runs it: this stage's contract against its bundle, scenario by scenario, the
+// first core scenario once more through tsx, the path a learner's `pnpm start` takes, and a
+// streamed answer on a pseudo-terminal.
+import { spawn, spawnSync } from "node:child_process";
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { findContract, runScenario, startFakeServer } from "@agent-code/test-kit";
+import { describe, expect, test } from "vitest";
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const contract = findContract(basename(packageDir));
+if (contract === undefined) throw new Error(`no contract for ${packageDir}`);
+
+describe.concurrent(`${contract.stage} contract against the bundle`, () => {
+  test.each(contract.scenarios.map((scenario) => [scenario.id, scenario] as const))(
+    "%s",
+    async (_id, scenario) => {
+      const result = await runScenario(scenario, {
+        command: ["node", "dist/agent-code.mjs"],
+        cwd: packageDir,
+      });
+      expect(result.failures).toEqual([]);
+    },
+    30_000,
+  );
+});
+
+test("the learner's path, tsx on the sources, passes the first core scenario", async () => {
+  const scenario = contract.scenarios.find((candidate) => candidate.level === "core");
+  if (scenario === undefined) throw new Error("the contract has no core scenario");
+  const result = await runScenario(scenario, {
+    command: ["node", "--import", "tsx", "src/cli.ts"],
+    cwd: packageDir,
+  });
+  expect(result.failures).toEqual([]);
+}, 30_000);
+
+// util-linux's `script` runs a command on a pseudo-terminal: the one way to see what a person sees.
+const hasScript = spawnSync("script", ["--version"], { encoding: "utf8" }).stdout?.includes(
+  "util-linux",
+);
+
+test.skipIf(!hasScript)(
+  "on a terminal the words show as they arrive, and are erased before the trace line",
+  async () => {
+    const answer = "One two three four five six seven eight nine ten eleven twelve.";
+    const server = await startFakeServer({
+      script: [{ content: [{ type: "text", text: answer }], event_delay_ms: 80 }],
+    });
+    const seen: { at: number; text: string }[] = [];
+    const child = spawn(
+      "script",
+      ["-q", "-e", "-f", "-c", "node dist/agent-code.mjs Count", "/dev/null"],
+      {
+        cwd: packageDir,
+        env: {
+          PATH: process.env.PATH,
+          TZ: "UTC",
+          ANTHROPIC_BASE_URL: server.url,
+          ANTHROPIC_AUTH_TOKEN: "sk-test",
+          NO_PROXY: "127.0.0.1",
+        },
+      },
+    );
+    child.stdout.setEncoding("utf8").on("data", (text: string) => {
+      seen.push({ at: performance.now(), text });
+    });
+    const exitCode = await new Promise((resolve) => child.on("close", resolve));
+    await server.close();
+    const output = seen.map((chunk) => chunk.text).join("");
+    const firstWords = seen.find((chunk) => chunk.text.includes("One"));
+    const finalLine = seen.find((chunk) => chunk.text.includes("final: "));
+    expect(exitCode).toBe(0);
+    expect(firstWords).toBeDefined();
+    expect(finalLine).toBeDefined();
+    // The words came while the server was still sending: the final line came far later.
+    expect((finalLine?.at ?? 0) - (firstWords?.at ?? 0)).toBeGreaterThan(8 * 80 - 20);
+    // The preview was erased (cursor back, screen cleared below), then the answer printed once.
+    const erased = output.lastIndexOf("\u001b[0J");
+    expect(erased).toBeGreaterThan(output.indexOf("One"));
+    expect(output.slice(erased)).toContain(`final: ${answer}`);
+    expect(output.split(`final: ${answer}`)).toHaveLength(2);
+  },
+  30_000,
+);

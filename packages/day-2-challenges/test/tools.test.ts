@@ -1,0 +1,144 @@
+import { expect, test } from "vitest";
+import { defaultTools, echo, systemDate, ToolArgumentError, ToolRegistry } from "../src/tools.ts";
+
+test("echo returns its text argument", () => {
+  expect(echo({ text: "hi" })).toBe("hi");
+  expect(echo({})).toBe("");
+});
+
+test("the registry runs a known tool and pairs the result with the call id", () => {
+  const result = defaultTools().run({ id: "call_1", name: "echo", arguments: { text: "hi" } });
+  expect(result).toEqual({ toolCallId: "call_1", content: "hi", isError: false });
+});
+
+test("an unknown tool becomes an error result that names the tools there are", () => {
+  const tools = new ToolRegistry();
+  tools.register({ name: "echo", description: "", run: echo });
+  tools.register({
+    name: "shout",
+    description: "",
+    run: (args) => String(args.text).toUpperCase(),
+  });
+  const result = tools.run({ id: "call_2", name: "read_file", arguments: {} });
+  expect(result).toEqual({
+    toolCallId: "call_2",
+    content: "unknown tool: read_file (available: echo, shout)",
+    isError: true,
+  });
+});
+
+test.each([
+  ["a string", "hi"],
+  ["an array", ["hi"]],
+  ["null", null],
+  ["missing", undefined],
+])(
+  "an input that is not an object (%s) is an error result, and the tool does not run",
+  (_, input) => {
+    const tools = new ToolRegistry();
+    tools.register({
+      name: "date",
+      description: "",
+      run: () => {
+        throw new Error("must not run");
+      },
+    });
+    expect(tools.run({ id: "call_3", name: "date", arguments: input })).toEqual({
+      toolCallId: "call_3",
+      content: "bad arguments for date: input must be an object",
+      isError: true,
+    });
+  },
+);
+
+test("system_date returns the local date, time and zone", () => {
+  expect(systemDate()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/);
+});
+
+// The moment a wall time names, given the zone's offset east of UTC in minutes.
+function momentOf(result: string, offsetMinutes: number): number {
+  const [date = "", time = ""] = result.split(" ");
+  return Date.parse(`${date}T${time}Z`) - offsetMinutes * 60_000;
+}
+
+test.each([
+  ["Asia/Shanghai", 8 * 60, "GMT+8"],
+  ["Asia/Kolkata", 5 * 60 + 30, "GMT+5:30"],
+  ["UTC", 0, "UTC"],
+])("system_date in %s: that zone's wall time, named %s", (timezone, offset, name) => {
+  const result = systemDate({ timezone });
+  expect(result).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} /);
+  expect(result.split(" ")[2]).toBe(name);
+  expect(Math.abs(momentOf(result, offset) - Date.now())).toBeLessThan(60_000);
+});
+
+test("an unknown zone is a ToolArgumentError; the registry sends it back as bad arguments", () => {
+  expect(() => systemDate({ timezone: "Mars/Olympus_Mons" })).toThrow(
+    new ToolArgumentError('unknown time zone "Mars/Olympus_Mons"'),
+  );
+  const result = defaultTools().run({
+    id: "toolu_1",
+    name: "system_date",
+    arguments: { timezone: "Nowhere" },
+  });
+  expect(result).toEqual({
+    toolCallId: "toolu_1",
+    content: 'bad arguments for system_date: unknown time zone "Nowhere"',
+    isError: true,
+  });
+});
+
+test("any other throw from a tool is still a bug: it leaves the registry", () => {
+  const tools = new ToolRegistry();
+  tools.register({
+    name: "broken",
+    description: "",
+    run: () => {
+      throw new TypeError("a bug in the tool");
+    },
+  });
+  expect(() => tools.run({ id: "1", name: "broken", arguments: {} })).toThrow("a bug in the tool");
+});
+
+test("list() gives every registered tool with its schema; system_date takes a time zone", () => {
+  const tools = defaultTools().list();
+  expect(tools.map((tool) => tool.name)).toEqual(["echo", "system_date"]);
+  expect(tools[0]?.parameters).toEqual({
+    type: "object",
+    properties: { text: { type: "string", description: "The text to repeat." } },
+    required: ["text"],
+    additionalProperties: false,
+  });
+  expect(tools[1]?.parameters).toEqual({
+    type: "object",
+    properties: { timezone: expect.objectContaining({ type: "string" }) },
+    additionalProperties: false,
+  });
+});
+
+test.each([
+  [{}, 'bad arguments for echo: missing required property "text"'],
+  [{ text: 42 }, 'bad arguments for echo: property "text" should be string, got integer'],
+  [{ text: ["a"] }, 'bad arguments for echo: property "text" should be string, got array'],
+  [{ text: null }, 'bad arguments for echo: property "text" should be string, got null'],
+  [{ text: "hi", loud: true }, 'bad arguments for echo: unexpected property "loud"'],
+])("arguments %j that break the schema become an error result the model reads", (args, content) => {
+  const result = defaultTools().run({ id: "toolu_1", name: "echo", arguments: args });
+  expect(result).toEqual({ toolCallId: "toolu_1", content, isError: true });
+});
+
+test("a number property takes an integer; extra properties pass unless forbidden", () => {
+  const tools = new ToolRegistry();
+  tools.register({
+    name: "add",
+    description: "",
+    run: (args) => String(Number(args.a) + Number(args.b)),
+    parameters: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } } },
+  });
+  expect(tools.run({ id: "1", name: "add", arguments: { a: 1, b: 2.5, note: "x" } }).content).toBe(
+    "3.5",
+  );
+  expect(tools.run({ id: "2", name: "add", arguments: { a: "1" } }).content).toBe(
+    'bad arguments for add: property "a" should be number, got string',
+  );
+});
