@@ -45,7 +45,8 @@ export interface Scenario {
   args: string[] | ((context: ScenarioContext) => string[]);
   stdin?: string;
   env?: Record<string, string | undefined>;
-  // Without a server the CLI's ANTHROPIC_BASE_URL points at a dead loopback port.
+  // Without a server the CLI's ANTHROPIC_BASE_URL (and OPENAI_BASE_URL, OPENAI_CHAT_BASE_URL)
+  // point at a dead loopback port.
   server?: { flavour?: "anthropic" | "deepseek"; key?: string; steps: Step[] };
   judgements: Judgement[];
 }
@@ -159,6 +160,9 @@ export async function runScenario(
       signal: options.signal,
       env: {
         ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
+        // The same server answers the OpenAI protocols; their SDK's base URLs end in /v1.
+        OPENAI_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
+        OPENAI_CHAT_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
         ANTHROPIC_AUTH_TOKEN: DUMMY_TOKEN,
         ...scenario.env,
       },

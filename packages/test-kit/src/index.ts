@@ -26,6 +26,7 @@ export {
   ScriptedProvider,
   type ScriptedRequest,
   type ScriptedStep,
+  type ScriptedTurn,
 } from "./scripted-provider.ts";
 export {
   errorEnvelope,

@@ -1,0 +1,113 @@
+// What every real provider shares: its settings, the timeout and retry knobs, reading the
+// arguments a model wrote, and turning either SDK's errors into the one ApiError a user reads.
+import Anthropic from "@anthropic-ai/sdk";
+import OpenAI from "openai";
+import { ApiError, type ToolCall } from "../model.ts";
+
+export interface ProviderSettings {
+  model: string;
+  baseURL: string;
+  apiKey: string;
+  // The variables the key can come from, named when the service refuses it.
+  keyNames: string[];
+}
+
+// Timeout and retries are explicit, so users on slow links and tests can set them.
+export function clientOptions(settings: ProviderSettings) {
+  return {
+    apiKey: settings.apiKey,
+    baseURL: settings.baseURL,
+    timeout: settingFromEnv("AGENT_CODE_TIMEOUT_MS", 60_000),
+    maxRetries: settingFromEnv("AGENT_CODE_MAX_RETRIES", 2),
+  };
+}
+
+function settingFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new ApiError(`${name} must be a whole number, got ${JSON.stringify(raw)}`);
+  }
+  return value;
+}
+
+// OpenAI's protocols carry arguments as the JSON text the model wrote. Text that is not JSON, or
+// JSON that is not an object, is the model's mistake: the call gets an error result, not a crash.
+export function parseArguments(raw: string): Pick<ToolCall, "arguments" | "argumentsError"> {
+  let value: unknown;
+  try {
+    // A call with no arguments may come as "" rather than "{}".
+    value = JSON.parse(raw.trim() === "" ? "{}" : raw);
+  } catch {
+    const shown = raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
+    return { arguments: {}, argumentsError: `not valid JSON: ${shown}` };
+  }
+  return objectArguments(value);
+}
+
+// The Messages API sends arguments as an object already; a model can still send something else.
+export function objectArguments(value: unknown): Pick<ToolCall, "arguments" | "argumentsError"> {
+  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
+    return { arguments: value as Record<string, unknown> };
+  }
+  const kind = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+  return { arguments: {}, argumentsError: `expected a JSON object, got ${kind}` };
+}
+
+// One line a user can act on, whichever SDK failed: what failed and where; never the key.
+export function toApiError(error: unknown, settings: ProviderSettings, maxRetries: number) {
+  const { baseURL, keyNames } = settings;
+  const retried = maxRetries > 0 ? ` (tried ${maxRetries + 1} times)` : "";
+  if (
+    error instanceof Anthropic.APIConnectionTimeoutError ||
+    error instanceof OpenAI.APIConnectionTimeoutError
+  ) {
+    return new ApiError(
+      `request to ${baseURL} timed out${retried}; AGENT_CODE_TIMEOUT_MS sets the limit`,
+    );
+  }
+  if (error instanceof Anthropic.APIConnectionError || error instanceof OpenAI.APIConnectionError) {
+    return new ApiError(`could not connect to ${baseURL}${retried}: ${causeOf(error)}`);
+  }
+  if (!(error instanceof Anthropic.APIError || error instanceof OpenAI.APIError)) return error;
+  const { status } = error;
+  if (status === 401 || status === 403) {
+    return new ApiError(
+      `authentication failed at ${baseURL} (${status}): check ${keyNames.join(" or ")}`,
+    );
+  }
+  const detail = apiMessage(error);
+  if (status === 400) return new ApiError(`the API rejected the request (400): ${detail}`);
+  if (status === 429 || (status ?? 0) >= 500) {
+    return new ApiError(`${baseURL} answered ${status}${retried}: ${detail}`);
+  }
+  return new ApiError(`${baseURL} answered ${status ?? "with an error"}: ${detail}`);
+}
+
+// The base URL answered, but not as the API does: a web page, a proxy, a body cut off, the other
+// protocol. Say who answered and what, so the user can see the usual cause: a wrong base URL.
+export function notTheApi(api: string, baseURL: string, body: unknown): ApiError {
+  const text = typeof body === "string" ? body : (JSON.stringify(body) ?? String(body));
+  const start = text.replace(/\s+/g, " ").trim().slice(0, 60);
+  return new ApiError(
+    `${baseURL} did not answer like the ${api} (it sent ${JSON.stringify(start)}); check the base URL`,
+  );
+}
+
+// The service's own words: both SDKs prefix their messages with the status, so dig them out.
+function apiMessage(
+  error: InstanceType<typeof Anthropic.APIError | typeof OpenAI.APIError>,
+): string {
+  if (error instanceof Anthropic.APIError) return error.apiMessage ?? error.message;
+  const inner = (error.error as { message?: unknown } | undefined)?.message;
+  return typeof inner === "string" ? inner : error.message;
+}
+
+// fetch reports a refused connection as "fetch failed"; the reason (ECONNREFUSED) is deeper.
+function causeOf(error: Error): string {
+  let current: unknown = error;
+  while (current instanceof Error && current.cause instanceof Error) current = current.cause;
+  const code = (current as { code?: unknown }).code;
+  return typeof code === "string" ? code : (current as Error).message;
+}
