@@ -10,6 +10,12 @@ export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 // The stages in course order: one contract per stage, so the contracts list is the source.
 export const STAGES: string[] = contracts.map((contract) => contract.stage);
 
+// The stage a stage is a copy of (its contract's `base`): what "the previous stage" means to
+// stage-diff, stage-stats and the docs' diffs. Undefined for the first stage.
+export function baseOf(stage: string): string | undefined {
+  return contracts.find((contract) => contract.stage === stage)?.base;
+}
+
 export function stageDir(stage: string): string {
   return join(ROOT, "packages", stage);
 }

@@ -3,7 +3,7 @@
 // Both take the root of the tree to work on, so a test can point them at a drifted overlay.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
-import { STAGES } from "./command.ts";
+import { baseOf, STAGES } from "./command.ts";
 import { extractCode } from "./docs-code.ts";
 import { checkContractLinks, checkPageLinks, type LinkChecker, linkChecker } from "./docs-links.ts";
 import {
@@ -22,7 +22,7 @@ import { type StageStats, stageStats } from "./stage-stats.ts";
 
 // What the docs are generated from. Building it runs every replay, so tests build it once.
 export interface Sources {
-  // "day-1..day-2-v1" -> the stage diff, for each pair of consecutive stages.
+  // "day-1..day-2-v1" -> the stage diff, for each stage that has a base: "<base>..<stage>".
   diffs: Map<string, string>;
   // "day-2-v3/two-step-chain" -> the replay, for each replay whose run passed.
   replays: Map<string, string>;
@@ -46,7 +46,10 @@ const STAT_FIELDS = ["files", "lines", "added", "removed"] as const;
 
 export async function buildSources(): Promise<Sources> {
   const problems: Problem[] = [];
-  const pairs = STAGES.slice(1).map((to, index) => `${STAGES[index]}..${to}`);
+  const pairs = STAGES.flatMap((stage) => {
+    const base = baseOf(stage);
+    return base === undefined ? [] : [`${base}..${stage}`];
+  });
   const [diffs, replays] = await Promise.all([
     Promise.all(pairs.map(async (pair) => [pair, await stageDiff(pair)] as const)),
     Promise.all(

@@ -1,8 +1,9 @@
 // How big each stage's src/ is and how much each lesson changes: files, lines of code, and the
-// lines added and removed against the previous stage, counted from the diff stage-diff shows.
+// lines added and removed against its base (the stage it is a copy of), counted from the diff
+// stage-diff shows.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { STAGES, stageDir } from "./command.ts";
+import { baseOf, STAGES, stageDir } from "./command.ts";
 import { compareStages, sourceFiles } from "./stage-diff.ts";
 
 export interface StageStats {
@@ -10,17 +11,17 @@ export interface StageStats {
   files: number;
   // Lines of code in src/: blank and comment-only lines are not counted.
   lines: number;
-  // Lines of src/ added and removed against the previous stage; 0 for the first.
+  // Lines of src/ added and removed against the stage's base; 0 for the first stage.
   added: number;
   removed: number;
 }
 
 export function stageStats(): StageStats[] {
-  return STAGES.map((stage, index) => {
+  return STAGES.map((stage) => {
     const src = join(stageDir(stage), "src");
     const files = sourceFiles(src);
-    const previous = STAGES[index - 1];
-    const changes = previous === undefined ? [] : compareStages(previous, stage);
+    const base = baseOf(stage);
+    const changes = base === undefined ? [] : compareStages(base, stage);
     return {
       stage,
       files: files.length,
@@ -100,7 +101,7 @@ export function formatStats(stats: StageStats[]): string {
     ...table,
     "",
     "lines: lines of code in src/; blank lines and comment-only lines are not counted.",
-    "added, removed: lines of src/ changed against the previous stage, as `pnpm stage-diff` shows them.",
+    "added, removed: lines of src/ changed against the stage it builds on, as `pnpm stage-diff <stage>` shows them.",
     "",
   ].join("\n");
 }

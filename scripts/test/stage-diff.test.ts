@@ -6,11 +6,15 @@ import { fileURLToPath } from "node:url";
 import { stripVTControlCharacters } from "node:util";
 import { runCli } from "@agent-code/test-kit";
 import { describe, expect, onTestFinished, test } from "vitest";
-import { paint, ROOT, STAGES, stageDir } from "../lib/command.ts";
+import { baseOf, paint, ROOT, STAGES, stageDir } from "../lib/command.ts";
 import { diffStageAndProject, diffStages } from "../lib/stage-diff.ts";
 
 const SCRIPT = fileURLToPath(new URL("../stage-diff.ts", import.meta.url));
-const PAIRS = STAGES.slice(1).map((stage, index) => [STAGES[index] ?? "", stage] as const);
+// Each stage with the stage it builds on: the pairs a lesson's diff compares.
+const PAIRS = STAGES.flatMap((stage) => {
+  const base = baseOf(stage);
+  return base === undefined ? [] : [[base, stage] as const];
+});
 
 // git itself, on the real folders, with none of the user's settings: what stage-diff must match.
 function git(args: string[]): string {
@@ -146,7 +150,17 @@ describe("the command line", () => {
     expect(result.stdout).toBe(await diffStages("day-1", "day-2-v1"));
   }, 30_000);
 
+  test("one stage alone is diffed against the stage it builds on", async () => {
+    const [base = "", stage = ""] = PAIRS.at(-1) ?? [];
+    const result = await run([stage]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split("\n")[0]).toBe(`${base} (a/) -> ${stage} (b/): src/`);
+    expect(result.stdout).toBe(await diffStages(base, stage));
+  }, 30_000);
+
   test.each([
+    [["day-1"], "error: day-1 builds on no other stage: give two stages"],
+    [["day-9"], "error: unknown stage: day-9 (stages: "],
     [["day-1", "day-9"], "error: unknown stage: day-9 (stages: "],
     [["day-1", "--project", "no/such/dir"], `error: not a directory: ${join(ROOT, "no/such/dir")}`],
     [["day-1", "day-2-v1", "--src", "lib"], "error: --src goes with --project"],

@@ -22,6 +22,7 @@ const CANARY = "sk-canary-never-print-me";
 export const day2v1: Contract = {
   stage: "day-2-v1",
   title: "Day 2 v1: the real model says one line",
+  base: "day-1",
   scenarios: [
     {
       id: "one-line-answer",

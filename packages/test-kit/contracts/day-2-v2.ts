@@ -48,6 +48,7 @@ function secondRequestMessages(o: Observed): unknown[] {
 export const day2v2: Contract = {
   stage: "day-2-v2",
   title: "Day 2 v2: one round of tool use",
+  base: "day-2-v1",
   scenarios: [
     {
       id: "system-date-round",

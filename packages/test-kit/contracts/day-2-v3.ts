@@ -152,6 +152,7 @@ function stopsOn(reason: string, steps: Step[]): Scenario[] {
 export const day2v3: Contract = {
   stage: "day-2-v3",
   title: "Day 2 v3: the multi-step loop",
+  base: "day-2-v2",
   scenarios: [
     {
       id: "two-step-chain",

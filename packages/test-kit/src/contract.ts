@@ -54,6 +54,9 @@ export interface Scenario {
 export interface Contract {
   stage: string;
   title: string;
+  // The stage this one is a complete copy of, which stage-diff, stage-stats and the docs' diffs
+  // compare it with; none for the first stage. Two stages may share a base.
+  base?: string;
   scenarios: Scenario[];
 }
 

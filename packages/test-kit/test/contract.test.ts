@@ -134,3 +134,12 @@ test("every docs link in every contract names an existing heading", () => {
   });
   expect(broken).toEqual([]);
 });
+
+test("the first stage has no base; every other names an earlier stage as its base", () => {
+  const [first, ...rest] = contracts;
+  expect(first?.base).toBeUndefined();
+  for (const [index, contract] of rest.entries()) {
+    const earlier = contracts.slice(0, index + 1).map((candidate) => candidate.stage);
+    expect(earlier, `${contract.stage}'s base`).toContain(contract.base);
+  }
+});
