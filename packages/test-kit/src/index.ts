@@ -20,6 +20,22 @@ export {
   type Scenario,
   type ScenarioResult,
 } from "./contract.ts";
+export type {
+  ChatStep,
+  ChatToolCallStep,
+  NativeStep,
+  ResponsesOutputItem,
+  ResponsesStep,
+} from "./openai-steps.ts";
+export {
+  type ChatValidateOptions,
+  isReasoningModel,
+  type OpenAIViolation,
+  type ResponsesMemory,
+  type ResponsesValidateOptions,
+  validateChatRequest,
+  validateResponsesRequest,
+} from "./openai-validator.ts";
 export { type CliRun, type RunCliOptions, runCli, splitCommand } from "./run-cli.ts";
 export {
   type RecordedTool,

@@ -54,7 +54,7 @@ export function overloadedEvent(): string {
   });
 }
 
-function sseEvent(type: string, data: unknown): string {
+export function sseEvent(type: string, data: unknown): string {
   return `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
@@ -97,7 +97,7 @@ function deltasOf(block: ReplyBlock, seed: number): object[] {
 
 // Pieces of 1 to 12 characters from a xorshift sequence; whole code points, so no piece holds
 // half of a surrogate pair.
-function pieces(text: string, seed: number): string[] {
+export function pieces(text: string, seed: number): string[] {
   const chars = Array.from(text);
   const out: string[] = [];
   let state = seed;
@@ -112,7 +112,7 @@ function pieces(text: string, seed: number): string[] {
   return out;
 }
 
-function seedOf(messageId: string, index: number): number {
+export function seedOf(messageId: string, index: number): number {
   let hash = 2166136261;
   for (const char of `${messageId}:${index}`) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619);
   return hash || 1;

@@ -1,5 +1,7 @@
 // Steps: what the fake server answers, one per request. One JSON format serves script files, the
 // control API and in-process use, so every entry point checks steps with the same function here.
+import { checkOnly, isObject, optionalString, requireString } from "./json-checks.ts";
+import { type NativeStep, parseNativeStep } from "./openai-steps.ts";
 import { signThinking } from "./signature.ts";
 
 export type ReplyBlock =
@@ -17,7 +19,15 @@ export interface ReplyStep {
 }
 
 export interface ErrorStep {
-  error: { status: number; type: string; message: string; headers?: Record<string, string> };
+  error: {
+    status: number;
+    type: string;
+    message: string;
+    headers?: Record<string, string>;
+    /** The OpenAI envelope's `code` and `param` (the OpenAI endpoints only; null when absent). */
+    code?: string | null;
+    param?: string | null;
+  };
   delay_ms?: number;
 }
 
@@ -30,7 +40,8 @@ export interface FaultStep {
   delay_ms?: number;
 }
 
-export type StepResult = ReplyStep | ErrorStep | FaultStep;
+/** `NativeStep`s (Responses `output`, Chat `message`) answer only their own OpenAI endpoint. */
+export type StepResult = ReplyStep | ErrorStep | FaultStep | NativeStep;
 
 /** A reply as the Messages API sends it: what `messages.create` resolves to. */
 export interface ReplyMessage {
@@ -63,10 +74,13 @@ export function parseStep(value: unknown, where: string): StepResult {
   if (delay_ms !== undefined && !(typeof delay_ms === "number" && delay_ms >= 0)) {
     throw new Error(`${where}: "delay_ms" must be a number >= 0`);
   }
-  const kinds = ["content", "error", "fault"].filter((key) => key in value);
+  const kinds = ["content", "error", "fault", "output", "message"].filter((key) => key in value);
   if (kinds.length !== 1) {
-    throw new Error(`${where}: a step needs exactly one of "content", "error" or "fault"`);
+    throw new Error(
+      `${where}: a step needs exactly one of "content", "error", "fault", "output" or "message"`,
+    );
   }
+  if ("output" in value || "message" in value) return parseNativeStep(value, where);
   if ("fault" in value) {
     if (typeof value.fault !== "string" || !(FAULTS as readonly string[]).includes(value.fault)) {
       throw new Error(`${where}: "fault" must be one of ${FAULTS.join(", ")}`);
@@ -162,13 +176,13 @@ function fillBlock(block: ReplyBlock, ids: IdSource): ReplyBlock {
 }
 
 // Deterministic stand-in for token counts: about four characters a token, as for English text.
-function estimateTokens(value: unknown): number {
+export function estimateTokens(value: unknown): number {
   return Math.max(1, Math.ceil((JSON.stringify(value) ?? "").length / 4));
 }
 
 function checkError(value: unknown, where: string): void {
   if (!isObject(value)) throw new Error(`${where} must be an object`);
-  const { status, type, message, headers } = value;
+  const { status, type, message, headers, code, param } = value;
   if (!(Number.isInteger(status) && Number(status) >= 400 && Number(status) <= 599)) {
     throw new Error(`${where}: "status" must be an integer from 400 to 599`);
   }
@@ -179,7 +193,12 @@ function checkError(value: unknown, where: string): void {
       throw new Error(`${where}: "headers" must be an object of strings`);
     }
   }
-  checkOnly(value, ["status", "type", "message", "headers"], where);
+  for (const [key, field] of Object.entries({ code, param })) {
+    if (field !== undefined && field !== null && typeof field !== "string") {
+      throw new Error(`${where}: "${key}" must be a string or null`);
+    }
+  }
+  checkOnly(value, ["status", "type", "message", "headers", "code", "param"], where);
 }
 
 function checkBlock(block: unknown, where: string): void {
@@ -211,23 +230,4 @@ function checkBlock(block: unknown, where: string): void {
         `${where}: "type" must be one of text, tool_use, thinking, redacted_thinking`,
       );
   }
-}
-
-function requireString(value: Record<string, unknown>, key: string, where: string): void {
-  if (typeof value[key] !== "string") throw new Error(`${where}: "${key}" must be a string`);
-}
-
-function optionalString(value: Record<string, unknown>, key: string, where: string): void {
-  if (value[key] !== undefined) requireString(value, key, where);
-}
-
-// Unknown fields are refused so that a typo ("stopReason", "arguments") fails loudly.
-function checkOnly(value: Record<string, unknown>, allowed: string[], where: string): void {
-  for (const key of Object.keys(value)) {
-    if (!allowed.includes(key)) throw new Error(`${where}: unknown field "${key}"`);
-  }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,6 +4,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import {
+  handleOpenAI,
+  misplacedStep,
+  newOpenAIState,
+  type OpenAIState,
+  openAIRoute,
+} from "./openai-server.ts";
 import { overloadedEvent, streamEvents } from "./server-sse.ts";
 import {
   buildMessage,
@@ -31,6 +38,8 @@ export interface RecordedRequest {
   index: number;
   /** `req_<index + 1>`: the response's `request-id` header (`x-ds-trace-id` for DeepSeek). */
   requestId: string;
+  /** Which API answered: `responses` and `chat` are the OpenAI endpoints, anything else `messages`. */
+  api: "messages" | "responses" | "chat";
   method: string;
   /** The path without the query string. */
   path: string;
@@ -87,6 +96,7 @@ interface ServerState {
   stepsUsed: number;
   messages: number;
   toolUses: number;
+  openai: OpenAIState;
   closing: AbortController;
 }
 
@@ -103,6 +113,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     stepsUsed: 0,
     messages: 0,
     toolUses: 0,
+    openai: newOpenAIState(),
     closing: new AbortController(),
   };
   const server = createServer((req, res) => {
@@ -168,9 +179,11 @@ async function handle(
   if (path.startsWith(CONTROL_PREFIX)) return handleControl(method, path, raw, res, state);
 
   const index = state.records.length;
+  const openai = openAIRoute(path, state.flavour);
   const record: RecordedRequest = {
     index,
     requestId: `req_${index + 1}`,
+    api: openai ?? "messages",
     method,
     path,
     headers: recordedHeaders(req),
@@ -178,6 +191,18 @@ async function handle(
     verdict: { accepted: true },
   };
   state.records.push(record);
+  if (openai) {
+    return handleOpenAI(req, res, record, {
+      api: openai,
+      flavour: state.flavour,
+      key: state.options.key,
+      validate: state.options.validate !== false,
+      state: state.openai,
+      requestId: record.requestId,
+      next: () => nextStep(record, state),
+      hold: (step) => holdBack(step, state),
+    });
+  }
   const out: Outgoing = { res, flavour: state.flavour, requestId: record.requestId };
   const rejection = judge(req, record, state);
   if (rejection) {
@@ -192,17 +217,22 @@ async function handle(
   }
 
   const step = await nextStep(record, state);
-  if (step.delay_ms) {
-    try {
-      await sleep(step.delay_ms, undefined, { signal: state.closing.signal });
-    } catch {
-      return;
-    }
-  }
-  if (res.destroyed) return;
+  if (!(await holdBack(step, state)) || res.destroyed) return;
   if ("error" in step) return sendError(out, step.error);
   if ("fault" in step) return sendFault(out, step, record, state);
+  if (!("content" in step)) return sendError(out, misplacedStep(step, "messages"));
   return sendReply(out, step, record, state);
+}
+
+// A step's `delay_ms`; false when the server closed meanwhile, and nothing should be sent.
+async function holdBack(step: StepResult, state: ServerState): Promise<boolean> {
+  if (!step.delay_ms) return true;
+  try {
+    await sleep(step.delay_ms, undefined, { signal: state.closing.signal });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // In the order the real service checks: route, credentials, body.
@@ -434,6 +464,7 @@ function resetState(state: ServerState): void {
   state.stepsUsed = 0;
   state.messages = 0;
   state.toolUses = 0;
+  state.openai = newOpenAIState();
 }
 
 // Plain steps are checked at once, so a bad script fails where it is written, not mid-test.

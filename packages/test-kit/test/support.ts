@@ -1,5 +1,6 @@
 // Test-only helpers the test files share: fake servers, SDK clients and request bodies.
 import Anthropic, { APIError, type ClientOptions } from "@anthropic-ai/sdk";
+import OpenAI, { APIError as OpenAIAPIError, type ClientOptions as OpenAIOptions } from "openai";
 import { onTestFinished } from "vitest";
 import { type ToolUseBlock, toolUse } from "../src/builders.ts";
 import { type FakeServer, type FakeServerOptions, startFakeServer } from "../src/server.ts";
@@ -69,4 +70,22 @@ export function toolResult(id: string, content: unknown = "hello") {
 export function missingResults(ids: string, location?: string): string {
   const message = `\`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. Each \`tool_use\` block must have a corresponding \`tool_result\` block in the next message.`;
   return location === undefined ? message : `${location}: ${message}`;
+}
+
+// An OpenAI SDK client pointed at the server's `/v1`; no retries unless the options ask for them.
+export function openAIFor(server: FakeServer, options: OpenAIOptions = {}): OpenAI {
+  return new OpenAI({
+    baseURL: `${server.url}/v1`,
+    apiKey: "sk-test-key",
+    maxRetries: 0,
+    timeout: 5000,
+    ...options,
+  });
+}
+
+// As apiRejection(), for the OpenAI SDK.
+export async function openAIRejection(promise: Promise<unknown>): Promise<OpenAIAPIError> {
+  const error = await rejection(promise);
+  if (error instanceof OpenAIAPIError) return error;
+  throw error;
 }
