@@ -905,6 +905,7 @@ const KEPT_IDS = day2v3.scenarios
 export const appendixProviders: Contract = {
   stage: "appendix-providers",
   title: "Appendix: one loop, several provider protocols",
+  base: "day-2-v3",
   scenarios: [
     ...EVERY_PROVIDER.flatMap(loopScenarios),
     ...PROTOCOL_SCENARIOS,

@@ -126,14 +126,9 @@ export interface SentResult {
   isError: boolean | undefined;
 }
 
-// Which protocol a recorded request spoke, by the path it was sent to.
-export function protocolOf(
-  request: RecordedRequest | undefined,
-): "messages" | "responses" | "chat" {
-  const path = request?.path ?? "";
-  if (path.endsWith("/responses")) return "responses";
-  if (path.endsWith("/chat/completions")) return "chat";
-  return "messages";
+// Which protocol a recorded request spoke.
+export function protocolOf(request: RecordedRequest | undefined): RecordedRequest["api"] {
+  return request?.api ?? "messages";
 }
 
 // What a request sent as the conversation: Messages and Chat `messages`, Responses `input`.
