@@ -12,6 +12,14 @@ export const REPLAYS: Record<string, string[]> = {
   "day-2-v1": ["one-line-answer"],
   "day-2-v2": ["system-date-round", "parallel-tool-calls"],
   "day-2-v3": ["two-step-chain", "mock-offline", "max-steps", "stop-max_tokens"],
+  // The same prompt through every provider, then `auto` with no key.
+  "appendix-providers": [
+    "two-step-chain-deepseek",
+    "two-step-chain-anthropic",
+    "two-step-chain-openai",
+    "two-step-chain-openai-chat",
+    "auto-no-key",
+  ],
 };
 
 const COMMAND = ["node", "dist/agent-code.mjs"];
