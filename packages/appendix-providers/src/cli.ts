@@ -87,8 +87,11 @@ function resolveCwd(value: unknown): string {
   return cwd;
 }
 
+// A wrapper that names a provider before the user's own (`agent-code --provider deepseek …`)
+// hands over two values: the last one wins, as in most command lines.
 function providerOption(value: unknown): string {
-  const name = value === undefined ? "auto" : String(value);
+  const last = Array.isArray(value) ? value.at(-1) : value;
+  const name = last === undefined ? "auto" : String(last);
   if (!(PROVIDERS as readonly string[]).includes(name)) {
     throw new UsageError(`unknown --provider: ${name} (valid: ${PROVIDERS.join(", ")})`);
   }

@@ -84,11 +84,13 @@ const SERVICES: Record<string, Service> = {
     baseURL: "https://api.openai.com/v1",
     model: "gpt-4.1",
   },
-  // Any gateway that speaks Chat Completions: it has no default address and no default model.
+  // Any gateway that speaks Chat Completions: it has no default address, and its models are its
+  // own, so OPENAI_CHAT_MODEL names one (OpenAI's is the fallback).
   "openai-chat": {
     protocol: "chat",
     keys: ["OPENAI_CHAT_API_KEY"],
     baseURLVariable: "OPENAI_CHAT_BASE_URL",
+    model: "gpt-4.1",
     modelVariable: "OPENAI_CHAT_MODEL",
   },
 };
@@ -113,11 +115,12 @@ export function resolveProviderName(name: string): string {
   return found?.[0] ?? "mock";
 }
 
-// The model a provider uses when --model is not given ("" when the user must name one).
+// The model a provider uses when --model is not given: its variable, else its default.
 export function defaultModel(name: string): string {
   if (name === "mock") return "mock";
   const service = SERVICES[name];
-  return service?.model ?? process.env[service?.modelVariable ?? ""] ?? "";
+  const fromEnv = service?.modelVariable ? process.env[service.modelVariable] : undefined;
+  return fromEnv || service?.model || "";
 }
 
 // The CLI names a provider; this builds it, so the CLI needs no constructor details.
@@ -134,11 +137,6 @@ export function createProvider(name: string, model: string, baseURL?: string): M
   if (!url) {
     throw new ApiError(
       `set ${service.baseURLVariable} to the gateway's base URL (e.g. https://example.com/v1), or pass --base-url`,
-    );
-  }
-  if (model === "") {
-    throw new ApiError(
-      `set ${service.modelVariable} to a model the gateway serves, or pass --model`,
     );
   }
   const settings = { model, baseURL: url, apiKey, keyNames: service.keys };

@@ -74,7 +74,7 @@ const EVERY_PROVIDER: Under[] = [
   {
     name: "openai-chat",
     protocol: "chat",
-    env: { ...NO_KEYS, OPENAI_CHAT_API_KEY: KEY, OPENAI_CHAT_MODEL: "gpt-test" },
+    env: { ...NO_KEYS, OPENAI_CHAT_API_KEY: KEY },
     keyName: "OPENAI_CHAT_API_KEY",
   },
 ];
@@ -759,18 +759,13 @@ const PROTOCOL_SCENARIOS: Scenario[] = [
 ];
 
 // `--provider auto` with one key set: the header names the choice, and the requests show it.
-function autoScenario(
-  key: string,
-  provider: string,
-  protocol: Under["protocol"],
-  extra: Record<string, string> = {},
-): Scenario {
+function autoScenario(key: string, provider: string, protocol: Under["protocol"]): Scenario {
   return {
     id: `auto-${key.toLowerCase().replaceAll("_", "-")}`,
     title: `--provider auto with only ${key} set chooses ${provider}`,
     level: "core",
     args: ["Say hello"],
-    env: { ...NO_KEYS, [key]: KEY, ...extra },
+    env: { ...NO_KEYS, [key]: KEY },
     server: { steps: [{ content: [{ type: "text", text: "Hello" }] }] },
     judgements: [
       exitCode(CHOOSING, 0, "a finished run exits 0"),
@@ -789,7 +784,7 @@ const CHOOSING_SCENARIOS: Scenario[] = [
   autoScenario("ANTHROPIC_AUTH_TOKEN", "deepseek", "messages"),
   autoScenario("DEEPSEEK_API_KEY", "deepseek", "messages"),
   autoScenario("OPENAI_API_KEY", "openai", "responses"),
-  autoScenario("OPENAI_CHAT_API_KEY", "openai-chat", "chat", { OPENAI_CHAT_MODEL: "gpt-test" }),
+  autoScenario("OPENAI_CHAT_API_KEY", "openai-chat", "chat"),
   {
     id: "auto-order",
     title: "with every key set, auto chooses anthropic first",
@@ -866,17 +861,45 @@ const CHOOSING_SCENARIOS: Scenario[] = [
     ],
   },
   {
-    id: "chat-needs-model",
-    title: "openai-chat without OPENAI_CHAT_MODEL or --model: one error line naming the variable",
+    id: "chat-model-variable",
+    title: "openai-chat sends the model OPENAI_CHAT_MODEL names",
+    level: "conformance",
+    args: ["--provider", "openai-chat", "Say hello"],
+    env: { ...NO_KEYS, OPENAI_CHAT_API_KEY: KEY, OPENAI_CHAT_MODEL: "gateway-model" },
+    server: { steps: [{ content: [{ type: "text", text: "Hello" }] }] },
+    judgements: [
+      judge(
+        CHOOSING,
+        "the request and the header should name gateway-model",
+        (o) =>
+          o.requests[0]?.body?.model === "gateway-model" &&
+          o.stdoutLines[2] === "provider: openai-chat  model: gateway-model",
+      ),
+    ],
+  },
+  {
+    id: "chat-needs-base-url",
+    title: "openai-chat without OPENAI_CHAT_BASE_URL or --base-url: one error line naming it",
     level: "conformance",
     args: ["--provider", "openai-chat", "hi"],
-    env: { ...NO_KEYS, OPENAI_CHAT_API_KEY: KEY },
-    server: { steps: [] },
+    env: { ...NO_KEYS, OPENAI_CHAT_API_KEY: KEY, OPENAI_CHAT_BASE_URL: undefined },
     judgements: [
       exitCode(CHOOSING, 1, "a failed run"),
       oneErrorLine(CHOOSING),
-      judge(CHOOSING, "stderr should name OPENAI_CHAT_MODEL", (o) =>
-        o.stderr.includes("OPENAI_CHAT_MODEL"),
+      judge(CHOOSING, "stderr should name OPENAI_CHAT_BASE_URL", (o) =>
+        o.stderr.includes("OPENAI_CHAT_BASE_URL"),
+      ),
+    ],
+  },
+  {
+    id: "provider-last-wins",
+    title: "--provider given twice: the last one counts",
+    level: "conformance",
+    args: ["--provider", "deepseek", "--provider", "mock", "echo hi using the echo tool"],
+    judgements: [
+      exitCode(CHOOSING, 0, "the mock needs nothing"),
+      judge(CHOOSING, "the header should say `provider: mock`", (o) =>
+        (o.stdoutLines[2] ?? "").startsWith("provider: mock  "),
       ),
     ],
   },
