@@ -12,9 +12,9 @@ import type {
 import type { Tool } from "../tools.ts";
 import {
   clientOptions,
-  notTheApi,
   type ProviderSettings,
   parseArguments,
+  readReply,
   toApiError,
 } from "./common.ts";
 
@@ -34,21 +34,18 @@ export class OpenAIChatProvider {
   async complete(conversation: ConversationItem[], tools: Tool[] = []): Promise<ModelResponse> {
     let completion: OpenAI.Chat.ChatCompletion;
     try {
-      completion = await this.#client.chat.completions.create({
-        model: this.model,
-        messages: conversation as OpenAI.Chat.ChatCompletionMessageParam[],
-        ...(tools.length > 0 ? { tools: toChatTools(tools) } : {}),
-      });
+      const answer = await this.#client.chat.completions
+        .create({
+          model: this.model,
+          messages: conversation as OpenAI.Chat.ChatCompletionMessageParam[],
+          ...(tools.length > 0 ? { tools: toChatTools(tools) } : {}),
+        })
+        .asResponse();
+      completion = await readReply(answer, this.#settings, "Chat Completions API", isCompletion);
     } catch (error) {
-      if (error instanceof SyntaxError) {
-        throw notTheApi("Chat Completions API", this.baseURL, error.message);
-      }
       throw toApiError(error, this.#settings, this.#client.maxRetries);
     }
-    const choice = Array.isArray(completion?.choices) ? completion.choices[0] : undefined;
-    if (typeof choice?.message !== "object" || choice.message === null) {
-      throw notTheApi("Chat Completions API", this.baseURL, completion);
-    }
+    const [choice] = completion.choices as [OpenAI.Chat.ChatCompletion.Choice];
     const { message } = choice;
     const toolCalls: ToolCall[] = (message.tool_calls ?? []).flatMap((call) =>
       call.type === "function"
@@ -73,6 +70,13 @@ export class OpenAIChatProvider {
       }),
     );
   }
+}
+
+// What the loop relies on: a first choice that holds a message.
+function isCompletion(value: unknown): boolean {
+  const choices = (value as { choices?: unknown } | null | undefined)?.choices;
+  const message = Array.isArray(choices) ? choices[0]?.message : undefined;
+  return typeof message === "object" && message !== null;
 }
 
 // Chat nests each tool under `function`.

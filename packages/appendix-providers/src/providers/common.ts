@@ -72,12 +72,17 @@ export function toApiError(error: unknown, settings: ProviderSettings, maxRetrie
   }
   if (!(error instanceof Anthropic.APIError || error instanceof OpenAI.APIError)) return error;
   const { status } = error;
+  if (apiMessage(error) === undefined) {
+    // Without the API's error envelope, the answer came from something else: a web page, a proxy.
+    const body = error.message.replace(/^\d+ /, "");
+    return notTheApi("API", baseURL, status, error.headers?.get("content-type"), body);
+  }
   if (status === 401 || status === 403) {
     return new ApiError(
       `authentication failed at ${baseURL} (${status}): check ${keyNames.join(" or ")}`,
     );
   }
-  const detail = apiMessage(error);
+  const detail = apiMessage(error) ?? error.message;
   if (status === 400) return new ApiError(`the API rejected the request (400): ${detail}`);
   if (status === 429 || (status ?? 0) >= 500) {
     return new ApiError(`${baseURL} answered ${status}${retried}: ${detail}`);
@@ -85,23 +90,56 @@ export function toApiError(error: unknown, settings: ProviderSettings, maxRetrie
   return new ApiError(`${baseURL} answered ${status ?? "with an error"}: ${detail}`);
 }
 
-// The base URL answered, but not as the API does: a web page, a proxy, a body cut off, the other
-// protocol. Say who answered and what, so the user can see the usual cause: a wrong base URL.
-export function notTheApi(api: string, baseURL: string, body: unknown): ApiError {
-  const text = typeof body === "string" ? body : (JSON.stringify(body) ?? String(body));
-  const start = text.replace(/\s+/g, " ").trim().slice(0, 60);
+// The answer to a request, read as the protocol's reply. A web page, a proxy's own JSON, the
+// wrong content type or a body cut off is not one, and the run ends saying what came back.
+export async function readReply<T>(
+  answer: Response,
+  settings: ProviderSettings,
+  api: string,
+  looksRight: (value: unknown) => boolean,
+): Promise<T> {
+  const type = answer.headers.get("content-type");
+  const body = await answer.text().catch(() => {
+    throw new ApiError(`${settings.baseURL} broke off its answer halfway; try again`);
+  });
+  const value = type?.includes("json") ? parseJson(body) : undefined;
+  if (looksRight(value)) return value as T;
+  throw notTheApi(api, settings.baseURL, answer.status, type, body);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// Who answered, what (status, content type, the first characters on one line), and the usual
+// cause: a base URL that points at something other than the API.
+function notTheApi(
+  api: string,
+  baseURL: string,
+  status: number | undefined,
+  type: string | null | undefined,
+  body: string,
+): ApiError {
+  // Control characters could redraw the terminal, and newlines would break the one error line.
+  const text = body.replace(/[\s\p{C}]+/gu, " ").trim();
+  const start = text.length > 60 ? `${text.slice(0, 60)}...` : text;
   return new ApiError(
-    `${baseURL} did not answer like the ${api} (it sent ${JSON.stringify(start)}); check the base URL`,
+    `${baseURL} answered ${status} ${type || "without a content type"} "${start}", which is not the ${api}: check the base URL and any proxy in between`,
   );
 }
 
-// The service's own words: both SDKs prefix their messages with the status, so dig them out.
+// The service's own words from its error envelope (both SDKs put the status before them in
+// `message`), or undefined when the body was not the API's envelope.
 function apiMessage(
   error: InstanceType<typeof Anthropic.APIError | typeof OpenAI.APIError>,
-): string {
-  if (error instanceof Anthropic.APIError) return error.apiMessage ?? error.message;
+): string | undefined {
+  if (error instanceof Anthropic.APIError) return error.apiMessage ?? undefined;
   const inner = (error.error as { message?: unknown } | undefined)?.message;
-  return typeof inner === "string" ? inner : error.message;
+  return typeof inner === "string" ? inner : undefined;
 }
 
 // fetch reports a refused connection as "fetch failed"; the reason (ECONNREFUSED) is deeper.

@@ -12,9 +12,9 @@ import type {
 import type { Tool } from "../tools.ts";
 import {
   clientOptions,
-  notTheApi,
   objectArguments,
   type ProviderSettings,
+  readReply,
   toApiError,
 } from "./common.ts";
 
@@ -36,18 +36,20 @@ export class AnthropicProvider {
   async complete(conversation: ConversationItem[], tools: Tool[] = []): Promise<ModelResponse> {
     let response: Anthropic.Message;
     try {
-      response = await this.#client.messages.create({
-        model: this.model,
-        max_tokens: this.maxTokens,
-        messages: conversation as Anthropic.MessageParam[],
-        ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
-      });
+      // The raw answer, not the SDK's parse of it: when something other than the API answers, the
+      // user should learn what it was.
+      const answer = await this.#client.messages
+        .create({
+          model: this.model,
+          max_tokens: this.maxTokens,
+          messages: conversation as Anthropic.MessageParam[],
+          ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
+        })
+        .asResponse();
+      response = await readReply(answer, this.#settings, "Messages API", isMessage);
     } catch (error) {
-      if (error instanceof SyntaxError)
-        throw notTheApi("Messages API", this.baseURL, error.message);
       throw toApiError(error, this.#settings, this.#client.maxRetries);
     }
-    if (!Array.isArray(response?.content)) throw notTheApi("Messages API", this.baseURL, response);
     const texts: string[] = [];
     const toolCalls: ToolCall[] = [];
     for (const block of response.content) {
@@ -81,6 +83,12 @@ export function toolResultMessage(results: ToolResult[]): Anthropic.MessageParam
     is_error: result.isError,
   }));
   return [{ role: "user", content }];
+}
+
+// What the loop relies on: a list of content blocks, each with a type.
+function isMessage(value: unknown): boolean {
+  const content = (value as { content?: unknown } | null | undefined)?.content;
+  return Array.isArray(content) && content.every((block) => typeof block?.type === "string");
 }
 
 // Anthropic calls the schema input_schema (OpenAI's protocols call it parameters).

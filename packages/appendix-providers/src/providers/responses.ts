@@ -13,9 +13,9 @@ import {
 import type { Tool } from "../tools.ts";
 import {
   clientOptions,
-  notTheApi,
   type ProviderSettings,
   parseArguments,
+  readReply,
   toApiError,
 } from "./common.ts";
 
@@ -35,21 +35,19 @@ export class OpenAIResponsesProvider {
   async complete(conversation: ConversationItem[], tools: Tool[] = []): Promise<ModelResponse> {
     let response: OpenAI.Responses.Response;
     try {
-      response = await this.#client.responses.create({
-        model: this.model,
-        input: conversation as OpenAI.Responses.ResponseInput,
-        // The whole conversation goes out every time, so the service need keep nothing: no
-        // previous_response_id, nothing stored, and the same shape as the other protocols.
-        store: false,
-        ...(tools.length > 0 ? { tools: toFunctionTools(tools) } : {}),
-      });
+      const answer = await this.#client.responses
+        .create({
+          model: this.model,
+          input: conversation as OpenAI.Responses.ResponseInput,
+          // The whole conversation goes out every time, so the service need keep nothing: no
+          // previous_response_id, nothing stored, and the same shape as the other protocols.
+          store: false,
+          ...(tools.length > 0 ? { tools: toFunctionTools(tools) } : {}),
+        })
+        .asResponse();
+      response = await readReply(answer, this.#settings, "Responses API", isResponse);
     } catch (error) {
-      if (error instanceof SyntaxError)
-        throw notTheApi("Responses API", this.baseURL, error.message);
       throw toApiError(error, this.#settings, this.#client.maxRetries);
-    }
-    if (response?.object !== "response" || !Array.isArray(response.output)) {
-      throw notTheApi("Responses API", this.baseURL, response);
     }
     if (response.status === "failed") {
       throw new ApiError(
@@ -88,6 +86,16 @@ export class OpenAIResponsesProvider {
       }),
     );
   }
+}
+
+// What the loop relies on: a response object whose output is a list of typed items.
+function isResponse(value: unknown): boolean {
+  const { object, output } = (value ?? {}) as { object?: unknown; output?: unknown };
+  return (
+    object === "response" &&
+    Array.isArray(output) &&
+    output.every((item) => typeof item?.type === "string")
+  );
 }
 
 // Responses tools are flat: the name beside the type, the schema called parameters. strict mode
