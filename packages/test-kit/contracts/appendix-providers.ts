@@ -1,8 +1,8 @@
 // Appendix: one loop over several provider protocols (DESIGN.md §3.6, seed 004). day-2-v3's loop
 // scenarios run against every provider through the fake server's neutral steps, which it plays
 // in whichever protocol a request speaks; then each protocol's own traps, `--provider auto` for
-// each key, and each provider's missing key. It keeps day-2-v3's scenarios, which run under
-// `auto` as deepseek (the runner sets ANTHROPIC_AUTH_TOKEN).
+// each key, and each provider's missing key. It keeps the rest of day-2-v3's scenarios, which run
+// under `auto` as deepseek (the runner sets ANTHROPIC_AUTH_TOKEN).
 import { type Contract, keepScenarios, type Scenario } from "../src/contract.ts";
 import {
   conversationOf,
@@ -918,12 +918,25 @@ const CHOOSING_SCENARIOS: Scenario[] = [
   },
 ];
 
-// day-2-v3's scenarios (and those it keeps), here under `auto`, which the runner's
-// ANTHROPIC_AUTH_TOKEN makes deepseek; the two about a missing key name deepseek, since `auto`
-// with no key at all runs the mock.
+// day-2-v3's scenarios (and those it keeps) that the loop scenarios above do not repeat, here
+// under `auto`, which the runner's ANTHROPIC_AUTH_TOKEN makes deepseek.
+const REPEATED = [
+  "two-step-chain",
+  "max-steps",
+  "stop-max_tokens",
+  "stop-max_tokens-text",
+  "bad-arguments-wrong-type",
+  "api-400-text",
+  "server-error-exhausted",
+  "parallel-tool-calls",
+  "unknown-tool",
+  "missing-key",
+  "missing-key-text",
+  "auth-failure",
+];
 const KEPT_IDS = day2v3.scenarios
   .map((scenario) => scenario.id)
-  .filter((id) => !["missing-key", "missing-key-text"].includes(id));
+  .filter((id) => !REPEATED.includes(id));
 
 export const appendixProviders: Contract = {
   stage: "appendix-providers",
@@ -934,8 +947,5 @@ export const appendixProviders: Contract = {
     ...PROTOCOL_SCENARIOS,
     ...CHOOSING_SCENARIOS,
     ...keepScenarios(day2v3, KEPT_IDS),
-    ...keepScenarios(day2v3, ["missing-key", "missing-key-text"], {
-      args: ["--provider", "deepseek"],
-    }),
   ],
 };
