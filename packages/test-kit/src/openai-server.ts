@@ -245,7 +245,13 @@ function remember(
         encrypted_content: item.encrypted_content,
       });
     } else {
-      memory.items.set(item.id, { type: item.type, stored, ...(reasoning ? { reasoning } : {}) });
+      const call = item.type === "function_call" ? { call_id: item.call_id } : {};
+      memory.items.set(item.id, {
+        type: item.type,
+        stored,
+        ...call,
+        ...(reasoning ? { reasoning } : {}),
+      });
     }
   }
   if (!stored) return;

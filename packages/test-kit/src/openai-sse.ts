@@ -214,7 +214,11 @@ function chatPayloads(completion: ChatCompletion): Record<string, unknown>[] {
   const { message } = choice;
   const seed = seedOf(completion.id, 0);
   const deltas: Record<string, unknown>[] = [];
-  const first: Record<string, unknown> = { role: "assistant", content: "" };
+  // A turn of tool calls alone has `content: null`, in the first delta as in the message.
+  const first: Record<string, unknown> = {
+    role: "assistant",
+    content: message.content === null ? null : "",
+  };
   if (message.refusal !== undefined) first.refusal = null;
   if (message.reasoning_content !== undefined) {
     first.content = null;

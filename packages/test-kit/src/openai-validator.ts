@@ -26,6 +26,8 @@ export interface StoredItem {
   type: string;
   /** False for the items of a `store: false` response: a replay cannot name them (R-7). */
   stored: boolean;
+  /** A function call's `call_id`, for an `item_reference` to it. */
+  call_id?: string;
   /** The reasoning item the server put before it in the same response (R-4, R-5). */
   reasoning?: string;
   /** A reasoning item's `encrypted_content`: with it a client may replay the item unstored. */
@@ -102,6 +104,23 @@ function typeName(value: unknown): string {
   return `a ${typeof value}`;
 }
 
+// Both APIs check their function tools in their own shape; other tool types (hosted tools,
+// `custom`) are the service's own and pass.
+function checkFunctionTools(
+  tools: unknown[],
+  check: (tool: Record<string, unknown>, at: string) => OpenAIViolation | null,
+): OpenAIViolation | null {
+  for (const [i, tool] of tools.entries()) {
+    const at = `tools[${i}]`;
+    if (!isObject(tool)) return wrongType(at, "an object", tool);
+    if (tool.type === undefined) return missing(`${at}.type`);
+    if (tool.type !== "function") continue;
+    const problem = check(tool, at);
+    if (problem) return problem;
+  }
+  return null;
+}
+
 function checkLimit(body: Record<string, unknown>, key: string, minimum: number) {
   const value = body[key];
   if (value === undefined || value === null) return null;
@@ -148,11 +167,7 @@ function checkChatTools(body: Record<string, unknown>): OpenAIViolation | null {
   if (tools !== undefined) {
     if (!Array.isArray(tools)) return wrongType("tools", "an array", tools);
     if (tools.length === 0) return emptyArray("tools");
-    for (const [i, tool] of (tools as unknown[]).entries()) {
-      const at = `tools[${i}]`;
-      if (!isObject(tool)) return wrongType(at, "an object", tool);
-      if (tool.type === undefined) return missing(`${at}.type`);
-      if (tool.type !== "function") continue;
+    const problem = checkFunctionTools(tools, (tool, at) => {
       // A Responses-shaped tool ({type, name, parameters}) has no `function`.
       if (tool.function === undefined) return missing(`${at}.function`);
       if (!isObject(tool.function)) return wrongType(`${at}.function`, "an object", tool.function);
@@ -160,7 +175,9 @@ function checkChatTools(body: Record<string, unknown>): OpenAIViolation | null {
       if (typeof tool.function.name !== "string") {
         return wrongType(`${at}.function.name`, "a string", tool.function.name);
       }
-    }
+      return null;
+    });
+    if (problem) return problem;
   }
   if (body.parallel_tool_calls !== undefined && tools === undefined) {
     return fail(
@@ -353,7 +370,9 @@ export function validateResponsesRequest(
     }
   }
   const reasoning = options.reasoning ?? isReasoningModel(body.model);
+  const unknown = memory ? resolveReferences(input, memory) : null;
   return (
+    unknown ??
     checkDuplicates(input, history) ??
     (memory ? checkReplayedIds(input, memory) : null) ??
     (reasoning ? checkReasoningPairs(input, history, memory) : null) ??
@@ -364,16 +383,12 @@ export function validateResponsesRequest(
 function checkResponsesTools(tools: unknown): OpenAIViolation | null {
   if (tools === undefined) return null;
   if (!Array.isArray(tools)) return wrongType("tools", "an array", tools);
-  for (const [i, tool] of (tools as unknown[]).entries()) {
-    const at = `tools[${i}]`;
-    if (!isObject(tool)) return wrongType(at, "an object", tool);
-    if (tool.type === undefined) return missing(`${at}.type`);
-    if (tool.type !== "function") continue;
+  return checkFunctionTools(tools, (tool, at) => {
     // A Chat-shaped tool ({type, function: {name}}) has no top-level `name` (reference §5.2).
     if (tool.name === undefined) return missing(`${at}.name`);
     if (typeof tool.name !== "string") return wrongType(`${at}.name`, "a string", tool.name);
-  }
-  return null;
+    return null;
+  });
 }
 
 function readInput(input: unknown): InputItem[] | OpenAIViolation {
@@ -487,6 +502,29 @@ function checkDuplicates(
   return null;
 }
 
+// An `item_reference` (what some clients send for a stored item, e.g. the Vercel AI SDK) stands
+// for the item it names, which must be stored (R-7).
+function resolveReferences(input: InputItem[], memory: ResponsesMemory): OpenAIViolation | null {
+  for (const item of input) {
+    if (item.type !== "item_reference" || item.id === undefined) continue;
+    const known = memory.items.get(item.id);
+    if (!known?.stored) return notFound(item.id);
+    item.type = known.type;
+    if (known.call_id !== undefined) item.call_id = known.call_id;
+  }
+  return null;
+}
+
+function notFound(id: string): OpenAIViolation {
+  return {
+    status: 404,
+    type: "invalid_request_error",
+    message: `Item with id '${id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
+    param: "input",
+    code: null,
+  };
+}
+
 // R-7: an item named by id must be one the server holds; a reasoning item it handed out unstored
 // may come back with its `encrypted_content` instead.
 function checkReplayedIds(input: InputItem[], memory: ResponsesMemory): OpenAIViolation | null {
@@ -496,13 +534,7 @@ function checkReplayedIds(input: InputItem[], memory: ResponsesMemory): OpenAIVi
     if (known?.stored) continue;
     const carried = item.encrypted_content;
     if (known && item.type === "reasoning" && carried === known.encrypted_content) continue;
-    return {
-      status: 404,
-      type: "invalid_request_error",
-      message: `Item with id '${item.id}' not found. Items are not persisted when \`store\` is set to false. Try again with \`store\` set to true, or remove this item from your input.`,
-      param: "input",
-      code: null,
-    };
+    return notFound(item.id);
   }
   return null;
 }

@@ -1,5 +1,5 @@
-// The `fake-server` command: the fake Messages API server as a process, for clients written in
-// any language. Usage errors are one `error:` line and exit 2, like every CLI in this repository.
+// The `fake-server` command: the fake server (the Messages API, and OpenAI's Responses and Chat
+// Completions) as a process, for clients written in any language. Usage errors are one `error:` line and exit 2, like every CLI in this repository.
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { type Flavour, startFakeServer } from "./server.ts";

@@ -14,7 +14,14 @@ import OpenAI, {
 } from "openai";
 import { describe, expect, test } from "vitest";
 import type { ReplyStep, StepResult } from "../src/server-steps.ts";
-import { clientFor, openAIFor, openAIRejection, rejection, start } from "./support.ts";
+import {
+  clientFor,
+  openAIFor,
+  openAIRejection,
+  rejection,
+  runnableReadFile,
+  start,
+} from "./support.ts";
 
 const RESPONSES = { model: "gpt-4.1", input: "What is in a.txt and b.txt?" };
 const CHAT = {
@@ -263,6 +270,19 @@ describe("Responses API", () => {
     });
   });
 
+  test("a failed native step: status failed with its error, and response.failed ends the stream", async () => {
+    const failed: StepResult = { output: [], status: "failed" };
+    const server = await start({ script: [failed, failed] });
+    const client = openAIFor(server);
+    const reply = await client.responses.create(RESPONSES);
+    expect(reply).toMatchObject({ status: "failed", error: { code: "server_error" }, output: [] });
+    const events: string[] = [];
+    const stream = client.responses.stream(RESPONSES);
+    stream.on("event", (event) => events.push(event.type));
+    expect((await stream.finalResponse()).status).toBe("failed");
+    expect(events).toEqual(["response.created", "response.in_progress", "response.failed"]);
+  });
+
   test("a reasoning model gets a reasoning item before a neutral reply's output", async () => {
     const server = await start({ script: [TWO_CALLS] });
     const reply = await openAIFor(server).responses.create({ ...RESPONSES, model: "gpt-5" });
@@ -386,6 +406,11 @@ describe("Chat Completions API", () => {
       ),
     );
     expect(streamed.usage).toEqual(created.usage);
+    // A turn of calls alone keeps content null through the stream.
+    server.script([{ content: TWO_CALLS.content.slice(1) }]);
+    const callsOnly = await client.chat.completions.stream(CHAT).finalChatCompletion();
+    expect(callsOnly.choices[0]?.message).toMatchObject({ content: null, refusal: null });
+    expect(callsOnly.choices[0]?.message.tool_calls).toHaveLength(2);
   });
 
   test("max_tokens becomes finish_reason length", async () => {
@@ -430,19 +455,10 @@ describe("Chat Completions API", () => {
     const runner = openAIFor(server).chat.completions.runTools({
       ...CHAT,
       tools: [
-        {
-          type: "function",
-          function: {
-            name: "read_file",
-            description: "Read a file",
-            parameters: { type: "object", properties: { path: { type: "string" } } },
-            parse: (text: string) => JSON.parse(text) as { path: string },
-            function: (args: { path: string }) => {
-              seen.push(args.path);
-              return args.path === "a.txt" ? "alpha" : "beta";
-            },
-          },
-        },
+        runnableReadFile((args) => {
+          seen.push(args.path);
+          return args.path === "a.txt" ? "alpha" : "beta";
+        }),
       ],
     });
     expect(await runner.finalContent()).toBe("a.txt says alpha; b.txt says beta.");

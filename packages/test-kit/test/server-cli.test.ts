@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import Anthropic, { AuthenticationError } from "@anthropic-ai/sdk";
+import OpenAI from "openai";
 import { expect, onTestFinished, test } from "vitest";
 import type { RecordedRequest } from "../src/server.ts";
 
@@ -170,4 +171,52 @@ test("bad arguments and bad script files give one error line and exit 2", {
     });
     expect(result.stderr.trimEnd().split("\n")).toHaveLength(1);
   });
+});
+
+test("the command line serves the OpenAI endpoints from the same script and log", {
+  timeout: 30_000,
+}, async () => {
+  const file = await scriptFile(
+    JSON.stringify([
+      { content: [{ type: "text", text: "neutral" }] },
+      {
+        output: [{ type: "function_call", name: "echo", arguments: '{"text":' }],
+        status: "incomplete",
+      },
+    ]),
+  );
+  const badNative = await scriptFile(
+    '[{"output": [{"type": "function_call", "name": "echo", "arguments": {}}]}]',
+  );
+  const refused = await runToExit(["--script", badNative]);
+  expect(refused).toMatchObject({ code: 2 });
+  expect(refused.stderr).toMatch(
+    /^error: script file .*: step 1: output\[0\]: "arguments" must be a string\n$/,
+  );
+
+  const child = launch(["--script", file]);
+  const url = (await firstLine(child)).slice("listening on ".length);
+  const client = new OpenAI({
+    baseURL: `${url}/v1`,
+    apiKey: "sk-cli",
+    maxRetries: 0,
+    timeout: 5000,
+  });
+  const chat = await client.chat.completions.create({
+    model: "gpt-4.1",
+    messages: [{ role: "user", content: "hi" }],
+  });
+  expect(chat.choices[0]?.message.content).toBe("neutral");
+  const response = await client.responses.create({ model: "gpt-4.1", input: "hi" });
+  expect(response).toMatchObject({
+    status: "incomplete",
+    output: [{ type: "function_call", arguments: '{"text":', status: "incomplete" }],
+  });
+  const requests = (await (await fetch(`${url}/_fake/requests`)).json()) as RecordedRequest[];
+  expect(requests.map((r) => [r.api, r.requestId])).toEqual([
+    ["chat", "req_1"],
+    ["responses", "req_2"],
+  ]);
+  killGroup(child, "SIGTERM");
+  await once(child, "exit");
 });

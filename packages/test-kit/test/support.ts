@@ -89,3 +89,17 @@ export async function openAIRejection(promise: Promise<unknown>): Promise<OpenAI
   if (error instanceof OpenAIAPIError) return error;
   throw error;
 }
+
+// The read_file tool as the OpenAI SDK's runTools() takes it, running `run` on the parsed arguments.
+export function runnableReadFile(run: (args: { path: string }) => string) {
+  return {
+    type: "function" as const,
+    function: {
+      name: "read_file",
+      description: "Read a file",
+      parameters: { type: "object", properties: { path: { type: "string" } } },
+      parse: (text: string) => JSON.parse(text) as { path: string },
+      function: run,
+    },
+  };
+}
