@@ -10,9 +10,10 @@ import type { Tool } from "./tools.ts";
 export interface ToolCall {
   id: string;
   name: string;
-  arguments: Record<string, unknown>;
-  // Set when the model's arguments could not be read (a string that is not JSON, or JSON that is
-  // not an object): the call does not run, and the model reads this instead.
+  // The tool's input as the model sent it: meant to be a JSON object, which the registry checks.
+  arguments: unknown;
+  // Set when a provider could not read the model's arguments (JSON text that does not parse): the
+  // call does not run, and the model reads why.
   argumentsError?: string;
 }
 

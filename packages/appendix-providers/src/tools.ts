@@ -59,9 +59,18 @@ export class ToolRegistry {
         isError: true,
       };
     }
-    // Arguments that could not be read, or that break the schema, are the model's mistake too: it
-    // reads why and retries.
-    const problem = call.argumentsError ?? argumentProblem(call.arguments, tool.parameters);
+    // Input that is not a JSON object (or JSON text that does not parse) is the model's mistake
+    // too: it reads why and retries.
+    if (call.argumentsError !== undefined || !isObject(call.arguments)) {
+      const why = call.argumentsError ?? "input must be an object";
+      return {
+        toolCallId: call.id,
+        content: `bad arguments for ${call.name}: ${why}`,
+        isError: true,
+      };
+    }
+    // So are arguments that break the schema.
+    const problem = argumentProblem(call.arguments, tool.parameters);
     if (problem !== undefined) {
       return {
         toolCallId: call.id,
@@ -72,6 +81,10 @@ export class ToolRegistry {
     // A tool that throws is a bug in agent-code, not a model mistake: it fails the run.
     return { toolCallId: call.id, content: tool.run(call.arguments), isError: false };
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 // Checks what a flat tool schema says: required properties, JSON types, and no unknown

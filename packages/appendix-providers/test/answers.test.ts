@@ -62,9 +62,9 @@ beforeEach(() => {
 });
 
 const PROVIDERS = [
-  ["deepseek", "Messages API"],
-  ["openai", "Responses API"],
-  ["openai-chat", "Chat Completions API"],
+  ["deepseek", "Messages API (DeepSeek's ends in /anthropic)"],
+  ["openai", "Responses API (OpenAI's ends in /v1)"],
+  ["openai-chat", "Chat Completions API (OpenAI's ends in /v1)"],
 ] as const;
 
 async function failure(provider: string, baseURL: string): Promise<ApiError> {
@@ -79,18 +79,21 @@ async function failure(provider: string, baseURL: string): Promise<ApiError> {
 test.each(PROVIDERS)("%s: a web page at the base URL", async (provider, api) => {
   const { message } = await failure(provider, `${url}/html`);
   expect(message).toBe(
-    `${url}/html answered 200 text/html "<!doctype html><title>Welcome</title>", which is not the ${api}: check the base URL and any proxy in between`,
+    `${url}/html answered 200 text/html "<!doctype html><title>Welcome</title>", which is not the ${api.split(" (")[0]}: check the base URL (${api.split(" (")[1]} and any proxy in between`,
   );
 });
 
 test.each(PROVIDERS)("%s: JSON that is not this API's reply", async (provider, api) => {
   const { message } = await failure(provider, `${url}/other`);
-  expect(message).toContain(`answered 200 application/json "{"ok":true}", which is not the ${api}`);
+  expect(message).toContain(
+    `answered 200 application/json "{"ok":true}", which is not the ${api.split(" (")[0]}: `,
+  );
 });
 
-test.each(PROVIDERS)("%s: a proxy's error page", async (provider) => {
+test.each(PROVIDERS)("%s: a proxy's error page", async (provider, api) => {
   const { message } = await failure(provider, `${url}/proxy`);
-  expect(message).toMatch(/answered 502 text\/html ".*502 Bad Gateway.*", which is not the API/);
+  expect(message).toMatch(/answered 502 text\/html ".*502 Bad Gateway.*", which is not the /);
+  expect(message).toContain(api.split(" (")[0]);
 });
 
 test.each(PROVIDERS)("%s: a body cut off halfway", async (provider) => {

@@ -158,20 +158,23 @@ test("a refusal makes the stop reason refusal", async () => {
   await server.close();
 });
 
-test("arguments that are not JSON become an arguments error on the call", async () => {
+test("arguments that are not JSON become an arguments error; other JSON is the input", async () => {
   const server = await startFakeServer({
     script: [
-      { message: { tool_calls: [{ id: "c", function: { name: "echo", arguments: "[1]" } }] } },
+      {
+        message: {
+          tool_calls: [
+            { id: "c", function: { name: "echo", arguments: "{x" } },
+            { id: "d", function: { name: "echo", arguments: "[1]" } },
+          ],
+        },
+      },
     ],
   });
   const response = await chat(server.url).complete(HI, defaultTools().list());
   expect(response.toolCalls).toEqual([
-    {
-      id: "c",
-      name: "echo",
-      arguments: {},
-      argumentsError: "expected a JSON object, got an array",
-    },
+    { id: "c", name: "echo", arguments: "{x", argumentsError: "not valid JSON: {x" },
+    { id: "d", name: "echo", arguments: [1] },
   ]);
   await server.close();
 });

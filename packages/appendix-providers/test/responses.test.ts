@@ -150,7 +150,7 @@ test("arguments that are not JSON become an arguments error on the call", async 
   });
   const response = await openai(server.url).complete(HI, defaultTools().list());
   expect(response.toolCalls).toEqual([
-    { id: "c", name: "echo", arguments: {}, argumentsError: "not valid JSON: {x" },
+    { id: "c", name: "echo", arguments: "{x", argumentsError: "not valid JSON: {x" },
   ]);
   await server.close();
 });

@@ -43,7 +43,7 @@ export class OpenAIChatProvider {
         .asResponse();
       completion = await readReply(answer, this.#settings, "Chat Completions API", isCompletion);
     } catch (error) {
-      throw toApiError(error, this.#settings, this.#client.maxRetries);
+      throw toApiError(error, this.#settings, this.#client.maxRetries, "Chat Completions API");
     }
     const [choice] = completion.choices as [OpenAI.Chat.ChatCompletion.Choice];
     const { message } = choice;

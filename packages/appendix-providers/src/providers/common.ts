@@ -4,6 +4,15 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { ApiError, type ToolCall } from "../model.ts";
 
+// The protocols, by the names errors use, and where each one's base URL usually ends.
+const BASE_URL_HINTS = {
+  "Messages API": "DeepSeek's ends in /anthropic",
+  "Responses API": "OpenAI's ends in /v1",
+  "Chat Completions API": "OpenAI's ends in /v1",
+} as const;
+
+export type Api = keyof typeof BASE_URL_HINTS;
+
 export interface ProviderSettings {
   model: string;
   baseURL: string;
@@ -32,31 +41,26 @@ function settingFromEnv(name: string, fallback: number): number {
   return value;
 }
 
-// OpenAI's protocols carry arguments as the JSON text the model wrote. Text that is not JSON, or
-// JSON that is not an object, is the model's mistake: the call gets an error result, not a crash.
+// OpenAI's protocols carry arguments as the JSON text the model wrote. Text that does not parse is
+// the model's mistake: the call gets an error result, not a crash. (JSON that is not an object is
+// caught by the registry, as a Messages API input that is not one is.)
 export function parseArguments(raw: string): Pick<ToolCall, "arguments" | "argumentsError"> {
-  let value: unknown;
   try {
     // A call with no arguments may come as "" rather than "{}".
-    value = JSON.parse(raw.trim() === "" ? "{}" : raw);
+    return { arguments: JSON.parse(raw.trim() === "" ? "{}" : raw) };
   } catch {
     const shown = raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
-    return { arguments: {}, argumentsError: `not valid JSON: ${shown}` };
+    return { arguments: raw, argumentsError: `not valid JSON: ${shown}` };
   }
-  return objectArguments(value);
-}
-
-// The Messages API sends arguments as an object already; a model can still send something else.
-export function objectArguments(value: unknown): Pick<ToolCall, "arguments" | "argumentsError"> {
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) {
-    return { arguments: value as Record<string, unknown> };
-  }
-  const kind = value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
-  return { arguments: {}, argumentsError: `expected a JSON object, got ${kind}` };
 }
 
 // One line a user can act on, whichever SDK failed: what failed and where; never the key.
-export function toApiError(error: unknown, settings: ProviderSettings, maxRetries: number) {
+export function toApiError(
+  error: unknown,
+  settings: ProviderSettings,
+  maxRetries: number,
+  api: Api,
+) {
   const { baseURL, keyNames } = settings;
   const retried = maxRetries > 0 ? ` (tried ${maxRetries + 1} times)` : "";
   if (
@@ -75,7 +79,7 @@ export function toApiError(error: unknown, settings: ProviderSettings, maxRetrie
   if (apiMessage(error) === undefined) {
     // Without the API's error envelope, the answer came from something else: a web page, a proxy.
     const body = error.message.replace(/^\d+ /, "");
-    return notTheApi("API", baseURL, status, error.headers?.get("content-type"), body);
+    return notTheApi(api, baseURL, status, error.headers?.get("content-type"), body);
   }
   if (status === 401 || status === 403) {
     return new ApiError(
@@ -95,7 +99,7 @@ export function toApiError(error: unknown, settings: ProviderSettings, maxRetrie
 export async function readReply<T>(
   answer: Response,
   settings: ProviderSettings,
-  api: string,
+  api: Api,
   looksRight: (value: unknown) => boolean,
 ): Promise<T> {
   const type = answer.headers.get("content-type");
@@ -118,7 +122,7 @@ function parseJson(text: string): unknown {
 // Who answered, what (status, content type, the first characters on one line), and the usual
 // cause: a base URL that points at something other than the API.
 function notTheApi(
-  api: string,
+  api: Api,
   baseURL: string,
   status: number | undefined,
   type: string | null | undefined,
@@ -128,7 +132,7 @@ function notTheApi(
   const text = body.replace(/[\s\p{C}]+/gu, " ").trim();
   const start = text.length > 60 ? `${text.slice(0, 60)}...` : text;
   return new ApiError(
-    `${baseURL} answered ${status} ${type || "without a content type"} "${start}", which is not the ${api}: check the base URL and any proxy in between`,
+    `${baseURL} answered ${status} ${type || "without a content type"} "${start}", which is not the ${api}: check the base URL (${BASE_URL_HINTS[api]}) and any proxy in between`,
   );
 }
 

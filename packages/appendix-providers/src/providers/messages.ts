@@ -10,13 +10,7 @@ import type {
   ToolResult,
 } from "../model.ts";
 import type { Tool } from "../tools.ts";
-import {
-  clientOptions,
-  objectArguments,
-  type ProviderSettings,
-  readReply,
-  toApiError,
-} from "./common.ts";
+import { clientOptions, type ProviderSettings, readReply, toApiError } from "./common.ts";
 
 export class AnthropicProvider {
   readonly model: string;
@@ -48,14 +42,14 @@ export class AnthropicProvider {
         .asResponse();
       response = await readReply(answer, this.#settings, "Messages API", isMessage);
     } catch (error) {
-      throw toApiError(error, this.#settings, this.#client.maxRetries);
+      throw toApiError(error, this.#settings, this.#client.maxRetries, "Messages API");
     }
     const texts: string[] = [];
     const toolCalls: ToolCall[] = [];
     for (const block of response.content) {
       if (block.type === "text") texts.push(block.text);
       if (block.type === "tool_use") {
-        toolCalls.push({ id: block.id, name: block.name, ...objectArguments(block.input) });
+        toolCalls.push({ id: block.id, name: block.name, arguments: block.input });
       }
     }
     return {

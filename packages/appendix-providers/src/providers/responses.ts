@@ -47,7 +47,7 @@ export class OpenAIResponsesProvider {
         .asResponse();
       response = await readReply(answer, this.#settings, "Responses API", isResponse);
     } catch (error) {
-      throw toApiError(error, this.#settings, this.#client.maxRetries);
+      throw toApiError(error, this.#settings, this.#client.maxRetries, "Responses API");
     }
     if (response.status === "failed") {
       throw new ApiError(
