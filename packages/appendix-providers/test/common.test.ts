@@ -15,6 +15,11 @@ test.each([
   expect(parseArguments(raw)).toEqual({ arguments: input });
 });
 
+test("a gateway that sends the object itself is taken at its word", () => {
+  const input = { text: "hi" };
+  expect(parseArguments(input).arguments).toBe(input);
+});
+
 test.each([
   ['{"text": "hi', 'not valid JSON: {"text": "hi'],
   ["text=hi", "not valid JSON: text=hi"],

@@ -44,7 +44,9 @@ function settingFromEnv(name: string, fallback: number): number {
 // OpenAI's protocols carry arguments as the JSON text the model wrote. Text that does not parse is
 // the model's mistake: the call gets an error result, not a crash. (JSON that is not an object is
 // caught by the registry, as a Messages API input that is not one is.)
-export function parseArguments(raw: string): Pick<ToolCall, "arguments" | "argumentsError"> {
+export function parseArguments(raw: unknown): Pick<ToolCall, "arguments" | "argumentsError"> {
+  // Some gateways send the object itself, as the Messages API does.
+  if (typeof raw !== "string") return { arguments: raw };
   try {
     // A call with no arguments may come as "" rather than "{}".
     return { arguments: JSON.parse(raw.trim() === "" ? "{}" : raw) };

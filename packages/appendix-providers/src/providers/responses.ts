@@ -59,7 +59,7 @@ export class OpenAIResponsesProvider {
     let refused = false;
     for (const item of response.output) {
       if (item.type === "message") {
-        for (const part of item.content) {
+        for (const part of item.content ?? []) {
           if (part.type === "output_text") texts.push(part.text);
           if (part.type === "refusal") refused = true;
         }
