@@ -9,7 +9,7 @@ import { stageDir } from "./command.ts";
 // Per stage, the contract scenarios that show its lesson working.
 export const REPLAYS: Record<string, string[]> = {
   "day-1": ["echo-round-trip", "repl-help-exit"],
-  "day-2-v1": ["one-line-answer"],
+  "day-2-v1": ["one-line-answer", "answer-404-page-text", "answer-html-page-text"],
   "day-2-v2": ["system-date-round", "parallel-tool-calls"],
   "day-2-v3": ["two-step-chain", "mock-offline", "max-steps", "stop-max_tokens"],
   // The same prompt through every provider, then `auto` with no key.

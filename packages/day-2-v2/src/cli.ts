@@ -69,6 +69,8 @@ async function runOnce(prompt: string, session: Session): Promise<void> {
 async function repl(session: Session): Promise<number> {
   const interactive = process.stdin.isTTY === true;
   const rl = createInterface({ input: process.stdin, terminal: interactive });
+  // A terminal's readline reads Ctrl-C as a key: hand it on as the signal it stands for.
+  rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
   // Node 20 loses piped lines that arrive before the iterator exists: take it before any await.
   const lines = rl[Symbol.asyncIterator]();
   const prompt = () => interactive && process.stdout.write("> ");
@@ -115,4 +117,6 @@ function reportError(error: unknown): number {
   return 1;
 }
 
+// Ctrl-C stops the run at once, mid-request too, with the code shells give it (128 + SIGINT's 2).
+process.on("SIGINT", () => process.exit(130));
 process.exitCode = await main(process.argv);

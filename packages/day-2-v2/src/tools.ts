@@ -59,8 +59,20 @@ export class ToolRegistry {
         isError: true,
       };
     }
+    // Input that is not a JSON object is the model's mistake too: it reads why and retries.
+    if (!isObject(call.arguments)) {
+      return {
+        toolCallId: call.id,
+        content: `bad arguments for ${call.name}: input must be an object`,
+        isError: true,
+      };
+    }
     return { toolCallId: call.id, content: tool.run(call.arguments), isError: false };
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 export function defaultTools(): ToolRegistry {

@@ -27,6 +27,30 @@ test("an unknown tool becomes an error result that names the tools there are", (
   });
 });
 
+test.each([
+  ["a string", "hi"],
+  ["an array", ["hi"]],
+  ["null", null],
+  ["missing", undefined],
+])(
+  "an input that is not an object (%s) is an error result, and the tool does not run",
+  (_, input) => {
+    const tools = new ToolRegistry();
+    tools.register({
+      name: "date",
+      description: "",
+      run: () => {
+        throw new Error("must not run");
+      },
+    });
+    expect(tools.run({ id: "call_3", name: "date", arguments: input })).toEqual({
+      toolCallId: "call_3",
+      content: "bad arguments for date: input must be an object",
+      isError: true,
+    });
+  },
+);
+
 test("system_date returns the local date, time and zone", () => {
   expect(systemDate()).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/);
 });

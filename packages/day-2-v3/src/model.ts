@@ -7,7 +7,8 @@ import type { Tool } from "./tools.ts";
 export interface ToolCall {
   id: string;
   name: string;
-  arguments: Record<string, unknown>;
+  // The tool's input as the model sent it: meant to be a JSON object, which the registry checks.
+  arguments: unknown;
 }
 
 export interface ToolResult {
@@ -120,12 +121,17 @@ export class AnthropicProvider {
   async complete(messages: Message[], tools: Tool[] = []): Promise<ModelResponse> {
     let response: Anthropic.Message;
     try {
-      response = await this.#client.messages.create({
-        model: this.model,
-        max_tokens: this.maxTokens,
-        messages,
-        ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
-      });
+      // The raw answer, not the SDK's parse of it: when something other than the API answers, the
+      // user should learn what it was.
+      const answer = await this.#client.messages
+        .create({
+          model: this.model,
+          max_tokens: this.maxTokens,
+          messages,
+          ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
+        })
+        .asResponse();
+      response = await readMessage(answer, this.baseURL);
     } catch (error) {
       throw toApiError(error, this.baseURL, this.#client.maxRetries);
     }
@@ -134,7 +140,7 @@ export class AnthropicProvider {
     for (const block of response.content) {
       if (block.type === "text") texts.push(block.text);
       if (block.type === "tool_use") {
-        toolCalls.push({ id: block.id, name: block.name, arguments: toolArguments(block.input) });
+        toolCalls.push({ id: block.id, name: block.name, arguments: block.input });
       }
     }
     return {
@@ -155,12 +161,6 @@ function toAnthropicTools(tools: Tool[]): Anthropic.Tool[] {
     description: tool.description,
     input_schema: tool.parameters ?? { type: "object", properties: {} },
   }));
-}
-
-function toolArguments(input: unknown): Record<string, unknown> {
-  return typeof input === "object" && input !== null && !Array.isArray(input)
-    ? (input as Record<string, unknown>)
-    : {};
 }
 
 function settingFromEnv(name: string, fallback: number): number {
@@ -192,6 +192,11 @@ function toApiError(error: unknown, baseURL: string, maxRetries: number): unknow
   if (error instanceof Anthropic.APIConnectionError) {
     return new ApiError(`could not connect to ${baseURL}${retried}: ${causeOf(error)}`);
   }
+  if (error instanceof Anthropic.APIError && error.apiMessage === null) {
+    // Without the API's error envelope, the answer came from something else: a web page, a proxy.
+    const body = error.message.replace(/^\d+ /, "");
+    return notTheApi(baseURL, error.status, error.headers?.get("content-type"), body);
+  }
   if (error instanceof Anthropic.APIError) {
     const detail = error.apiMessage ?? error.message;
     if (error.status === 400) return new ApiError(`the API rejected the request (400): ${detail}`);
@@ -201,6 +206,47 @@ function toApiError(error: unknown, baseURL: string, maxRetries: number): unknow
     return new ApiError(`${baseURL} answered ${error.status ?? "with an error"}: ${detail}`);
   }
   return error;
+}
+
+// The answer to a request, read as a message. A web page, a proxy's own JSON, the wrong content
+// type or a body cut off is not one, and the run ends saying what came back.
+async function readMessage(answer: Response, baseURL: string): Promise<Anthropic.Message> {
+  const type = answer.headers.get("content-type");
+  const body = await answer.text().catch(() => {
+    throw new ApiError(`${baseURL} broke off its answer halfway; try again`);
+  });
+  const message = type?.includes("json") ? parseJson(body) : undefined;
+  if (isMessage(message)) return message;
+  throw notTheApi(baseURL, answer.status, type, body);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+// What the loop relies on: a list of content blocks, each with a type.
+function isMessage(value: unknown): value is Anthropic.Message {
+  const content = (value as { content?: unknown } | null | undefined)?.content;
+  return Array.isArray(content) && content.every((block) => typeof block?.type === "string");
+}
+
+// Who answered, what (status, content type, the first characters on one line) and the usual cause.
+function notTheApi(
+  baseURL: string,
+  status: number | undefined,
+  type: string | null | undefined,
+  body: string,
+): ApiError {
+  // Control characters could redraw the terminal, and newlines would break the one error line.
+  const text = body.replace(/[\s\p{C}]+/gu, " ").trim();
+  const start = text.length > 60 ? `${text.slice(0, 60)}...` : text;
+  return new ApiError(
+    `${baseURL} answered ${status} ${type || "without a content type"} "${start}", which is not the Messages API: check the base URL (DeepSeek's ends in /anthropic) and any proxy in between`,
+  );
 }
 
 // fetch reports a refused connection as "fetch failed"; the reason (ECONNREFUSED) is deeper.

@@ -59,7 +59,15 @@ export class ToolRegistry {
         isError: true,
       };
     }
-    // Arguments that break the schema are the model's mistake too: it reads why and retries.
+    // Input that is not a JSON object is the model's mistake too: it reads why and retries.
+    if (!isObject(call.arguments)) {
+      return {
+        toolCallId: call.id,
+        content: `bad arguments for ${call.name}: input must be an object`,
+        isError: true,
+      };
+    }
+    // So are arguments that break the schema.
     const problem = argumentProblem(call.arguments, tool.parameters);
     if (problem !== undefined) {
       return {
@@ -71,6 +79,10 @@ export class ToolRegistry {
     // A tool that throws is a bug in agent-code, not a model mistake: it fails the run.
     return { toolCallId: call.id, content: tool.run(call.arguments), isError: false };
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 // Checks what a flat tool schema says: required properties, JSON types, and no unknown

@@ -171,6 +171,57 @@ test("a timeout and a refused connection become ApiErrors naming the base URL", 
   expect((refused as ApiError).message).toBe(`could not connect to ${url}: ECONNREFUSED`);
 });
 
+test.each([
+  { fault: "html-page", shows: '200 text/html; charset=utf-8 "<!doctype html> <html lang="en">' },
+  { fault: "not-a-message", shows: '200 application/json "{"ok":true}"' },
+  { fault: "string-content", shows: '200 application/json "{"id":"msg_1","type":"message"' },
+  { fault: "malformed", shows: '200 application/json "{"id":"msg_1"' },
+  { fault: "wrong-content-type", shows: '200 text/plain; charset=utf-8 "{"id":"msg_1"' },
+  {
+    fault: "event-stream",
+    shows: '200 text/event-stream; charset=utf-8 "event: message_start data:',
+  },
+] as const)(
+  "an answer that is not a message ($fault) is one ApiError saying what came",
+  async ({ fault, shows }) => {
+    const server = await startFakeServer({ script: [{ fault }] });
+    const error = await new AnthropicProvider({ baseURL: server.url })
+      .complete([{ role: "user", content: "Hi" }])
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    const message = (error as ApiError).message;
+    expect(message).toContain(`${server.url} answered ${shows}`);
+    expect(message).toMatch(
+      /", which is not the Messages API: check the base URL \(DeepSeek's ends in \/anthropic\) and any proxy in between$/,
+    );
+    expect(message).not.toContain("\n");
+    await server.close();
+  },
+);
+
+test("an error page without the API's envelope: its status, type and first characters", async () => {
+  const page = `<html>\n<head><title>502 Bad Gateway</title></head>\n${"<p>x</p>".repeat(20)}</html>`;
+  const server = await startFakeServer({
+    script: [{ raw: { status: 502, headers: { "content-type": "text/html" }, body: page } }],
+  });
+  const error = await new AnthropicProvider({ baseURL: server.url })
+    .complete([{ role: "user", content: "Hi" }])
+    .catch((e: unknown) => e);
+  expect((error as ApiError).message).toBe(
+    `${server.url} answered 502 text/html "<html> <head><title>502 Bad Gateway</title></head> <p>x</p><...", which is not the Messages API: check the base URL (DeepSeek's ends in /anthropic) and any proxy in between`,
+  );
+  await server.close();
+});
+
+test("a connection that dies halfway through the body is an ApiError too", async () => {
+  const server = await startFakeServer({ script: [{ fault: "stream-cut" }] });
+  const error = await new AnthropicProvider({ baseURL: server.url })
+    .complete([{ role: "user", content: "Hi" }])
+    .catch((e: unknown) => e);
+  expect((error as ApiError).message).toBe(`${server.url} broke off its answer halfway; try again`);
+  await server.close();
+});
+
 test("sends the tools as input_schema and turns tool_use blocks into tool calls", async () => {
   const server = await startFakeServer({
     script: [
@@ -213,6 +264,24 @@ test("sends the tools as input_schema and turns tool_use blocks into tool calls"
       { id: "toolu_2", name: "system_date", arguments: {} },
     ],
   });
+  await server.close();
+});
+
+test("blocks of unknown types stay in the assistant content; an input is kept as sent", async () => {
+  const content = [
+    { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "x" } },
+    { type: "hologram", shimmer: 3 },
+    { type: "tool_use", id: "toolu_1", name: "echo", input: "not an object" },
+  ];
+  const body = JSON.stringify({ id: "msg_1", type: "message", role: "assistant", content });
+  const server = await startFakeServer({
+    script: [{ raw: { headers: { "content-type": "application/json" }, body } }],
+  });
+  const response = await new AnthropicProvider({ baseURL: server.url }).complete([
+    { role: "user", content: "Hi" },
+  ]);
+  expect(response.assistantContent).toEqual(content);
+  expect(response.toolCalls).toEqual([{ id: "toolu_1", name: "echo", arguments: "not an object" }]);
   await server.close();
 });
 

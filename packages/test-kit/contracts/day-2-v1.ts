@@ -1,5 +1,5 @@
 // Day 2, v1: the real model answers one line (DESIGN.md §3.2). No tools are sent yet.
-import type { Contract } from "../src/contract.ts";
+import type { Contract, Scenario } from "../src/contract.ts";
 import {
   exitCode,
   finalText,
@@ -10,14 +10,68 @@ import {
   oneErrorLine,
   reachedServer,
 } from "../src/judgements.ts";
+import type { Step } from "../src/server.ts";
 
 const SETUP = "docs/day-2.md#setup";
 const V1 = "docs/day-2.md#v1-the-real-model";
 const FAQ = "docs/day-2.md#faq";
+const ERRORS = "docs/day-2.md#errors-a-user-can-act-on";
 
 const PROMPT = "Hi, introduce yourself in one sentence";
 const ANSWER = "I am a coding assistant that reads code and helps you change it.";
 const CANARY = "sk-canary-never-print-me";
+// A model slow to answer, and a Ctrl-C once the request has arrived.
+const CTRL_C_DURING_A_REQUEST: Pick<Scenario, "server" | "interrupt"> = {
+  server: { steps: [{ content: [{ type: "text", text: ANSWER }], delay_ms: 15_000 }] },
+  interrupt: { afterRequests: 1 },
+};
+
+// Something other than the Messages API answers at the base URL. Core: the run fails and nothing
+// runs (a Python project may show a traceback); conformance: one error line that says who answered
+// what. `core: false` when a lenient client that reads the body anyway is not wrong.
+function notTheApi(
+  id: string,
+  what: string,
+  step: Step,
+  shows: string[],
+  { core = true } = {},
+): Scenario[] {
+  const scenarios: Scenario[] = [
+    {
+      id: `answer-${id}-text`,
+      title: `${what}: one error line naming the base URL and what it answered`,
+      level: "conformance",
+      args: [PROMPT],
+      server: { steps: [step] },
+      judgements: [
+        exitCode(ERRORS, 1, "a failed run"),
+        oneErrorLine(ERRORS),
+        judge(ERRORS, `the error should name the base URL and show ${shows.join(", ")}`, (o) =>
+          ["http://127.0.0.1:", ...shows].every((part) => o.stderr.includes(part)),
+        ),
+      ],
+    },
+  ];
+  if (!core) return scenarios;
+  return [
+    {
+      id: `answer-${id}`,
+      title: `${what}: a failed run, and nothing runs`,
+      level: "core",
+      args: [PROMPT],
+      server: { steps: [step] },
+      judgements: [
+        nonZeroExit(ERRORS, "what came back is not a Messages API answer"),
+        judge(
+          ERRORS,
+          "nothing may run and no final answer may be printed when the answer is not a message",
+          (o) => o.trace.length === 0,
+        ),
+      ],
+    },
+    ...scenarios,
+  ];
+}
 
 export const day2v1: Contract = {
   stage: "day-2-v1",
@@ -191,5 +245,84 @@ export const day2v1: Contract = {
         judge(V1, "the error should say the request timed out", (o) => /timed out/i.test(o.stderr)),
       ],
     },
+    ...notTheApi("html-page", "a web page (200 text/html)", { fault: "html-page" }, [
+      "200",
+      "text/html",
+    ]),
+    ...notTheApi("not-a-message", "JSON that is not a message", { fault: "not-a-message" }, [
+      "200",
+      "application/json",
+    ]),
+    ...notTheApi(
+      "string-content",
+      "a message whose content is a string",
+      { fault: "string-content" },
+      ["200", "application/json"],
+    ),
+    ...notTheApi("cut-json", "a JSON body cut off halfway", { fault: "malformed" }, [
+      "200",
+      "application/json",
+    ]),
+    ...notTheApi("cut-connection", "a connection that dies mid-body", { fault: "stream-cut" }, []),
+    ...notTheApi(
+      "event-stream",
+      "an event stream to a request without stream",
+      { fault: "event-stream" },
+      ["200", "text/event-stream"],
+    ),
+    ...notTheApi(
+      "text-plain",
+      "a message sent as text/plain",
+      { fault: "wrong-content-type" },
+      ["200", "text/plain"],
+      { core: false },
+    ),
+    ...notTheApi(
+      "404-page",
+      "a 404 web page (a base URL without /anthropic)",
+      {
+        raw: {
+          status: 404,
+          headers: { "content-type": "text/html" },
+          body: "<html>\n<head><title>404 Not Found</title></head>\n<body>Not Found</body>\n</html>\n",
+        },
+      },
+      ["404", "text/html", "404 Not Found"],
+    ),
+    {
+      id: "ctrl-c",
+      title: "Ctrl-C while waiting for the model ends the run at once",
+      level: "core",
+      args: [PROMPT],
+      ...CTRL_C_DURING_A_REQUEST,
+      judgements: [
+        judge(
+          ERRORS,
+          "Ctrl-C should end the run at once, not when the answer arrives",
+          (o) => o.durationMs < 10_000,
+        ),
+        judge(
+          ERRORS,
+          "an interrupted run is not a finished one: no final line, and not exit code 0",
+          (o) => o.trace.length === 0 && o.exitCode !== 0,
+        ),
+      ],
+    },
+    {
+      id: "ctrl-c-text",
+      title: "Ctrl-C: exit code 130 and nothing more on stderr",
+      level: "conformance",
+      args: [PROMPT],
+      ...CTRL_C_DURING_A_REQUEST,
+      judgements: [
+        exitCode(ERRORS, 130, "what shells report for Ctrl-C"),
+        judge(ERRORS, "stderr should stay empty: Ctrl-C is not an error", (o) => o.stderr === ""),
+      ],
+    },
   ],
 };
+
+// The scenarios of answers that are not the API, and of Ctrl-C, which every later stage keeps.
+export const NOT_THE_API_IDS = day2v1.scenarios
+  .map((scenario) => scenario.id)
+  .filter((id) => id.startsWith("answer-") || id.startsWith("ctrl-c"));

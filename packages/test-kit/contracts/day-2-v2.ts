@@ -6,19 +6,21 @@ import {
   finalText,
   judge,
   observations,
+  oneErrorLine,
   reachedServer,
   sameJson,
   toolCalls,
   toolResults,
 } from "../src/judgements.ts";
 import type { Step } from "../src/server.ts";
-import { day2v1 } from "./day-2-v1.ts";
-import { answerWithResults, DATE_PATTERN } from "./shared.ts";
+import { day2v1, NOT_THE_API_IDS } from "./day-2-v1.ts";
+import { answerWithResults, DATE_PATTERN, rawReply } from "./shared.ts";
 
 const V2 = "docs/day-2.md#v2-one-round-of-tool-use";
 const USER_MESSAGE = "docs/day-2.md#tool-results-go-in-a-user-message";
 const ONE_MESSAGE = "docs/day-2.md#every-result-of-a-turn-in-one-message";
 const THINKING = "docs/day-2.md#thinking-blocks-go-back-unchanged";
+const UNKNOWN = "docs/day-2.md#the-provider-reads-tool_use";
 
 const DATE_PROMPT = "What's today's date? Use the system_date tool.";
 
@@ -40,6 +42,37 @@ const UNKNOWN_TOOL_STEPS: Step[] = [
   },
   answerWithResults,
 ];
+
+// Blocks this stage does not know, around a tool call it does: server tools, redacted thinking, and a
+// type invented after the course was written. All of them go back exactly as they came.
+const UNKNOWN_BLOCKS = [
+  { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "date" } },
+  {
+    type: "web_search_tool_result",
+    tool_use_id: "srvtoolu_1",
+    content: [
+      {
+        type: "web_search_result",
+        url: "https://example.com/",
+        title: "Example",
+        encrypted_content: "ZXhhbXBsZQ==",
+        page_age: null,
+      },
+    ],
+  },
+  { type: "redacted_thinking", data: "cmVkYWN0ZWQ=" },
+  { type: "hologram", shimmer: { level: 3 }, note: "a block type from next year" },
+  { type: "text", text: "Let me check the date." },
+  DATE_CALL,
+];
+
+// A tool_use whose input is a string, as a careless gateway may send it: the model's mistake.
+function stringInputSteps(tool: string): Step[] {
+  return [
+    rawReply([{ type: "tool_use", id: "toolu_bad_1", name: tool, input: "hi" }]),
+    answerWithResults,
+  ];
+}
 
 function secondRequestMessages(o: Observed): unknown[] {
   return o.requests[1]?.body?.messages ?? [];
@@ -219,6 +252,64 @@ export const day2v2: Contract = {
         ),
       ],
     },
-    ...keepScenarios(day2v1, ["missing-key", "auth-failure"]),
+    {
+      id: "unknown-blocks",
+      title: "blocks of types this stage does not know go back to the model unchanged",
+      level: "core",
+      args: [DATE_PROMPT],
+      server: { steps: [rawReply(UNKNOWN_BLOCKS), answerWithResults] },
+      judgements: [
+        exitCode(UNKNOWN, 0, "blocks of unknown types are not an error"),
+        judge(UNKNOWN, "the tool call among them should still run", (o) =>
+          sameJson(
+            toolCalls(o).map((call) => call.name),
+            ["system_date"],
+          ),
+        ),
+        judge(
+          UNKNOWN,
+          "the assistant turn should go back verbatim, every block of every type in its place",
+          (o) =>
+            sameJson(secondRequestMessages(o)[1], { role: "assistant", content: UNKNOWN_BLOCKS }),
+        ),
+      ],
+    },
+    {
+      id: "tool-input-not-object",
+      title: "a tool_use whose input is not an object: the tool does not run; is_error goes back",
+      level: "core",
+      args: ["echo hi"],
+      server: { steps: stringInputSteps("echo") },
+      judgements: [
+        judge(V2, "its result should go back with is_error: true, the tool must not run", (o) => {
+          const results = toolResults(secondRequestMessages(o)[2]);
+          return (
+            results.length === 1 &&
+            results[0]?.tool_use_id === "toolu_bad_1" &&
+            results[0]?.is_error === true
+          );
+        }),
+      ],
+    },
+    {
+      id: "tool-input-not-object-text",
+      title: "a tool input that is not an object, even for a tool without arguments: its text",
+      level: "conformance",
+      args: ["What's the date?"],
+      server: { steps: stringInputSteps("system_date") },
+      judgements: [
+        judge(
+          V2,
+          "the result should read `bad arguments for system_date: input must be an object`",
+          (o) =>
+            contentText(toolResults(secondRequestMessages(o)[2])[0]?.content) ===
+            "bad arguments for system_date: input must be an object",
+        ),
+        // The turn goes back verbatim, and the API refuses a tool_use whose input is not an object.
+        exitCode(V2, 1, "the API's 400 for the string input ends the run"),
+        oneErrorLine(V2),
+      ],
+    },
+    ...keepScenarios(day2v1, ["missing-key", "auth-failure", ...NOT_THE_API_IDS]),
   ],
 };

@@ -15,7 +15,7 @@ import {
 import type { RecordedRequest, Step } from "../src/server.ts";
 import type { StepResult } from "../src/server-steps.ts";
 import { day1 } from "./day-1.ts";
-import { day2v1 } from "./day-2-v1.ts";
+import { day2v1, NOT_THE_API_IDS } from "./day-2-v1.ts";
 import { day2v2 } from "./day-2-v2.ts";
 import { answerWithResults, DATE_PATTERN, lastResultTexts } from "./shared.ts";
 
@@ -355,6 +355,9 @@ export const day2v3: Contract = {
       "deepseek-thinking",
       "unknown-tool",
       "unknown-tool-text",
+      "unknown-blocks",
+      "tool-input-not-object",
+      "tool-input-not-object-text",
     ]),
     ...keepScenarios(
       day1,
@@ -371,6 +374,7 @@ export const day2v3: Contract = {
       "retry-overloaded",
       "connection-refused",
       "timeout",
+      ...NOT_THE_API_IDS,
     ]),
   ],
 };

@@ -16,3 +16,21 @@ export function answerWithResults(request: RecordedRequest): StepResult {
     content: [{ type: "text", text: `The tools said: ${lastResultTexts(request).join(" | ")}` }],
   };
 }
+
+// A reply sent as raw JSON, for blocks the fake server's reply steps do not build (a type from
+// next year, a tool_use whose input is not an object).
+export function rawReply(content: unknown[], stopReason = "tool_use"): StepResult {
+  const message = {
+    id: "msg_raw_1",
+    type: "message",
+    role: "assistant",
+    model: "deepseek-v4-flash",
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage: { input_tokens: 20, output_tokens: 20 },
+  };
+  return {
+    raw: { headers: { "content-type": "application/json" }, body: JSON.stringify(message) },
+  };
+}

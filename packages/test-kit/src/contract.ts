@@ -4,9 +4,11 @@
 import { mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { findContract } from "../contracts/index.ts";
+import { mentionsNoSecret } from "./judgements.ts";
 import { type CliRun, runCli } from "./run-cli.ts";
-import { type RecordedRequest, type Step, startFakeServer } from "./server.ts";
+import { type FakeServer, type RecordedRequest, type Step, startFakeServer } from "./server.ts";
 import type { TraceEntry } from "./trace.ts";
 
 // core: what the lesson teaches, true of any correct project in any language.
@@ -25,6 +27,9 @@ export interface Observed {
   stdoutLines: string[];
   stderr: string;
   exitCode: number | null;
+  // The signal that ended the run, when one did (a Python program ends this way on Ctrl-C).
+  signal: NodeJS.Signals | null;
+  durationMs: number;
   requests: RecordedRequest[];
   context: ScenarioContext;
 }
@@ -48,6 +53,8 @@ export interface Scenario {
   // Without a server the CLI's ANTHROPIC_BASE_URL (and OPENAI_BASE_URL, OPENAI_CHAT_BASE_URL)
   // point at a dead loopback port.
   server?: { flavour?: "anthropic" | "deepseek"; key?: string; steps: Step[] };
+  // Ctrl-C: SIGINT to the command's process group once the server has this many requests.
+  interrupt?: { afterRequests: number };
   judgements: Judgement[];
 }
 
@@ -97,7 +104,9 @@ export interface ContractResult {
 }
 
 const DEAD_URL = "http://127.0.0.1:9";
-const DUMMY_TOKEN = "sk-agent-code-test-token";
+// Every scenario runs with a key, and no scenario may print one: this value is easy to spot.
+const CANARY_TOKEN = "sk-agent-code-canary-7d1f";
+const SECRET_NAME = /(API_KEY|AUTH_TOKEN)$/i;
 
 export async function runContract(
   stage: string | Contract,
@@ -154,21 +163,25 @@ export async function runScenario(
         script: scenario.server.steps,
       })
     : undefined;
+  const finished = new AbortController();
   try {
     const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
+    const env = {
+      ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
+      // The same server answers the OpenAI protocols; their SDK's base URLs end in /v1.
+      OPENAI_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
+      OPENAI_CHAT_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
+      ANTHROPIC_AUTH_TOKEN: CANARY_TOKEN,
+      ...scenario.env,
+    };
+    const after = scenario.interrupt?.afterRequests;
     const run = await runCli(options.command, args, {
       cwd: options.cwd,
       stdin: scenario.stdin,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
-      env: {
-        ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
-        // The same server answers the OpenAI protocols; their SDK's base URLs end in /v1.
-        OPENAI_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
-        OPENAI_CHAT_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
-        ANTHROPIC_AUTH_TOKEN: DUMMY_TOKEN,
-        ...scenario.env,
-      },
+      env,
+      ...(after === undefined ? {} : { interrupt: untilRequests(server, after, finished.signal) }),
     });
     const requests = server?.requests() ?? [];
     const observed: Observed = {
@@ -177,6 +190,8 @@ export async function runScenario(
       stdoutLines: run.stdoutLines,
       stderr: run.stderr,
       exitCode: run.exitCode,
+      signal: run.signal,
+      durationMs: run.durationMs,
       requests,
       context,
     };
@@ -185,6 +200,7 @@ export async function runScenario(
       : scenario.judgements
           .filter((judgement) => !safeCheck(judgement, observed))
           .map(({ message, docs }) => ({ message, docs }));
+    failures.push(...printedSecrets(env, observed));
     const rejected = requests.find((request) => !request.verdict.accepted);
     return {
       id: scenario.id,
@@ -198,9 +214,39 @@ export async function runScenario(
       requests,
     };
   } finally {
+    finished.abort();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// Resolves once the server has received `count` requests; never when there is no server.
+async function untilRequests(
+  server: FakeServer | undefined,
+  count: number,
+  signal: AbortSignal,
+): Promise<void> {
+  while (!signal.aborted) {
+    if (server !== undefined && server.requests().length >= count) return;
+    await sleep(20);
+  }
+  // The run ended first: nothing to interrupt.
+  await new Promise(() => {});
+}
+
+// A key in the output is a leak, whatever the scenario is about: every scenario is checked.
+function printedSecrets(
+  env: Record<string, string | undefined>,
+  observed: Observed,
+): { message: string; docs: string }[] {
+  return Object.entries(env)
+    .filter(
+      ([name, value]) => SECRET_NAME.test(name) && value && !mentionsNoSecret(observed, value),
+    )
+    .map(([name]) => ({
+      message: `the value of ${name} appeared in the output: never print a key, not even in an error`,
+      docs: "docs/day-2.md#setup",
+    }));
 }
 
 // A judgement that throws (say, on output of an unexpected shape) is a failed judgement.

@@ -59,6 +59,7 @@ export {
   type FaultName,
   type FaultStep,
   parseSteps,
+  type RawStep,
   type ReplyBlock,
   type ReplyMessage,
   type ReplyStep,

@@ -24,6 +24,7 @@ import {
   validateChatRequest,
   validateResponsesRequest,
 } from "./openai-validator.ts";
+import { isNotTheApiFault, notTheApiAnswer, sendRawAnswer } from "./server-raw.ts";
 import type { FaultStep, ReplyStep, StepResult } from "./server-steps.ts";
 import { deepSeekThinks } from "./validator.ts";
 
@@ -126,6 +127,7 @@ export async function handleOpenAI(
   if (!(await context.hold(step)) || res.destroyed) return;
   if ("error" in step) return sendError(res, context, fromStepError(step.error));
   if ("fault" in step) return sendFault(res, step, record, context);
+  if ("raw" in step) return sendRawAnswer(res, step.raw);
   if (!("content" in step) && "output" in step !== (context.api === "responses")) {
     return sendError(res, context, misplacedStep(step, context.api));
   }
@@ -295,6 +297,16 @@ function sendFault(
     context.api === "responses"
       ? brokenResponsesEvents(built as ResponseObject, cut)
       : brokenChatChunks(built as ChatCompletion, cut);
+  if (isNotTheApiFault(step.fault)) {
+    // The list a client reads becomes a string: a response's output, a completion's choices.
+    const list = context.api === "responses" ? "output" : "choices";
+    const stringContent = {
+      ...built,
+      [list]: "This reply is broken on purpose by a scripted fault.",
+    };
+    sendRawAnswer(res, notTheApiAnswer(step.fault, stringContent, fullStream()));
+    return;
+  }
   switch (step.fault) {
     case "malformed":
       sendBody(res, context, 200, "application/json", json.slice(0, json.length / 2));

@@ -12,6 +12,8 @@ export interface RunCliOptions {
   cwd?: string;
   // Aborting kills the whole group, as a timeout does (a Ctrl-C in the caller, say).
   signal?: AbortSignal;
+  // When it resolves, the group gets SIGINT, as a Ctrl-C in the terminal would send it.
+  interrupt?: Promise<void>;
 }
 
 export interface CliRun {
@@ -69,6 +71,7 @@ export async function runCli(
   child.stdin.on("error", () => {});
   child.stdin.end(options.stdin ?? "");
 
+  options.interrupt?.then(() => signalGroup(child.pid, "SIGINT"));
   const timer = setTimeout(() => {
     timedOut = true;
     killGroup(child.pid);
@@ -120,9 +123,13 @@ function childEnv(overrides: Record<string, string | undefined>): NodeJS.Process
 }
 
 function killGroup(pid: number | undefined): void {
+  signalGroup(pid, "SIGKILL");
+}
+
+function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
   if (pid === undefined) return;
   try {
-    process.kill(-pid, "SIGKILL");
+    process.kill(-pid, signal);
   } catch {
     // The group is already gone.
   }

@@ -2,6 +2,7 @@
 // control API and in-process use, so every entry point checks steps with the same function here.
 import { checkOnly, isObject, optionalString, requireString } from "./json-checks.ts";
 import { type NativeStep, parseNativeStep } from "./openai-steps.ts";
+import { NOT_THE_API_FAULTS } from "./server-raw.ts";
 import { signThinking } from "./signature.ts";
 
 export type ReplyBlock =
@@ -31,7 +32,14 @@ export interface ErrorStep {
   delay_ms?: number;
 }
 
-const FAULTS = ["drop", "malformed", "wrong-content-type", "stream-error", "stream-cut"] as const;
+const FAULTS = [
+  "drop",
+  "malformed",
+  "wrong-content-type",
+  "stream-error",
+  "stream-cut",
+  ...NOT_THE_API_FAULTS,
+] as const;
 
 export type FaultName = (typeof FAULTS)[number];
 
@@ -40,8 +48,14 @@ export interface FaultStep {
   delay_ms?: number;
 }
 
+/** Any status, headers and body, sent as they are (only content-length is added). */
+export interface RawStep {
+  raw: { status?: number; headers?: Record<string, string>; body?: string };
+  delay_ms?: number;
+}
+
 /** `NativeStep`s (Responses `output`, Chat `message`) answer only their own OpenAI endpoint. */
-export type StepResult = ReplyStep | ErrorStep | FaultStep | NativeStep;
+export type StepResult = ReplyStep | ErrorStep | FaultStep | RawStep | NativeStep;
 
 /** A reply as the Messages API sends it: what `messages.create` resolves to. */
 export interface ReplyMessage {
@@ -74,11 +88,18 @@ export function parseStep(value: unknown, where: string): StepResult {
   if (delay_ms !== undefined && !(typeof delay_ms === "number" && delay_ms >= 0)) {
     throw new Error(`${where}: "delay_ms" must be a number >= 0`);
   }
-  const kinds = ["content", "error", "fault", "output", "message"].filter((key) => key in value);
+  const kinds = ["content", "error", "fault", "raw", "output", "message"].filter(
+    (key) => key in value,
+  );
   if (kinds.length !== 1) {
     throw new Error(
-      `${where}: a step needs exactly one of "content", "error", "fault", "output" or "message"`,
+      `${where}: a step needs exactly one of "content", "error", "fault", "raw", "output" or "message"`,
     );
+  }
+  if ("raw" in value) {
+    checkRaw(value.raw, `${where}: raw`);
+    checkOnly(value, ["raw", "delay_ms"], where);
+    return value as unknown as RawStep;
   }
   if ("output" in value || "message" in value) return parseNativeStep(value, where);
   if ("fault" in value) {
@@ -188,17 +209,35 @@ function checkError(value: unknown, where: string): void {
   }
   if (typeof type !== "string") throw new Error(`${where}: "type" must be a string`);
   if (typeof message !== "string") throw new Error(`${where}: "message" must be a string`);
-  if (headers !== undefined) {
-    if (!isObject(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
-      throw new Error(`${where}: "headers" must be an object of strings`);
-    }
-  }
+  checkHeaders(headers, where);
   for (const [key, field] of Object.entries({ code, param })) {
     if (field !== undefined && field !== null && typeof field !== "string") {
       throw new Error(`${where}: "${key}" must be a string or null`);
     }
   }
   checkOnly(value, ["status", "type", "message", "headers", "code", "param"], where);
+}
+
+function checkHeaders(headers: unknown, where: string): void {
+  if (headers === undefined) return;
+  if (!isObject(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
+    throw new Error(`${where}: "headers" must be an object of strings`);
+  }
+}
+
+function checkRaw(value: unknown, where: string): void {
+  if (!isObject(value)) throw new Error(`${where} must be an object`);
+  const { status, headers, body } = value;
+  if (
+    status !== undefined &&
+    !(Number.isInteger(status) && Number(status) >= 200 && Number(status) <= 599)
+  ) {
+    throw new Error(`${where}: "status" must be an integer from 200 to 599`);
+  }
+  checkHeaders(headers, where);
+  if (body !== undefined && typeof body !== "string")
+    throw new Error(`${where}: "body" must be a string`);
+  checkOnly(value, ["status", "headers", "body"], where);
 }
 
 function checkBlock(block: unknown, where: string): void {

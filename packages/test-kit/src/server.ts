@@ -11,6 +11,7 @@ import {
   type OpenAIState,
   openAIRoute,
 } from "./openai-server.ts";
+import { notTheApiAnswer, sendRawAnswer, withStringContent } from "./server-raw.ts";
 import { overloadedEvent, streamEvents } from "./server-sse.ts";
 import {
   buildMessage,
@@ -220,6 +221,7 @@ async function handle(
   if (!(await holdBack(step, state)) || res.destroyed) return;
   if ("error" in step) return sendError(out, step.error);
   if ("fault" in step) return sendFault(out, step, record, state);
+  if ("raw" in step) return sendRawAnswer(res, step.raw);
   if (!("content" in step)) return sendError(out, misplacedStep(step, "messages"));
   return sendReply(out, step, record, state);
 }
@@ -347,6 +349,11 @@ function sendFault(
       if (streaming) sendEvents(out, firstEvents(message));
       else cutJson(out, json);
       break;
+    default:
+      sendRawAnswer(
+        out.res,
+        notTheApiAnswer(step.fault, withStringContent(message), streamEvents(message).join("")),
+      );
   }
 }
 

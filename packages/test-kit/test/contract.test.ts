@@ -103,6 +103,47 @@ test("core decides `passed`; a conformance miss only clears `strictPassed`", asy
   expect(result.strictPassed).toBe(false);
 }, 30_000);
 
+test("every scenario fails when a key appears in the output, whatever it judges", async () => {
+  const leaky = echoCli().replace(
+    'console.log("");',
+    'console.log(""); console.error("debug: token " + process.env.ANTHROPIC_AUTH_TOKEN);',
+  );
+  const result = await runContract("day-1", {
+    command: fakeCli("leaky", leaky),
+    only: ["echo-round-trip"],
+  });
+  expect(result.scenarios[0]?.failures).toEqual([
+    {
+      message:
+        "the value of ANTHROPIC_AUTH_TOKEN appeared in the output: never print a key, not even in an error",
+      docs: "docs/day-2.md#setup",
+    },
+  ]);
+  expect(result.passed).toBe(false);
+}, 30_000);
+
+test("an interrupt sends SIGINT to the command once the server has the request", async () => {
+  const waits = `
+process.on("SIGINT", () => { console.log("interrupted"); process.exit(130); });
+await fetch(process.env.ANTHROPIC_BASE_URL + "/v1/messages", {
+  method: "POST",
+  headers: { "content-type": "application/json" },
+  body: JSON.stringify({ model: "m", max_tokens: 9, messages: [{ role: "user", content: "hi" }] }),
+});
+`;
+  const [scenario] = contracts
+    .flatMap((contract) => contract.scenarios)
+    .filter((candidate) => candidate.id === "ctrl-c-text");
+  if (scenario === undefined) throw new Error("no ctrl-c-text scenario");
+  const result = await runContract(
+    { stage: "x", title: "x", scenarios: [scenario] },
+    { command: fakeCli("waits", waits) },
+  );
+  expect(result.scenarios[0]).toMatchObject({ passed: true, requests: [{ index: 0 }] });
+  expect(result.scenarios[0]?.run.stdout).toBe("interrupted\n");
+  expect(result.scenarios[0]?.run.durationMs).toBeLessThan(10_000);
+}, 30_000);
+
 test("levels filters scenarios, and an unknown stage is an error", async () => {
   const result = await runContract("day-1", {
     command: fakeCli("levels", echoCli()),

@@ -11,7 +11,7 @@ import {
 } from "@anthropic-ai/sdk";
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { describe, expect, test } from "vitest";
-import type { RecordedRequest } from "../src/server.ts";
+import type { FakeServer, RecordedRequest } from "../src/server.ts";
 import type { ReplyBlock, ReplyStep } from "../src/server-steps.ts";
 import { signThinking, verifyThinking } from "../src/signature.ts";
 import { clientFor, rejection, start } from "./support.ts";
@@ -444,6 +444,93 @@ describe("errors and faults", () => {
     // The SDK reads a stream whatever its content type says.
     const streamed = await client.messages.stream(PARAMS).finalMessage();
     expect(streamed).toMatchObject({ type: "message", stop_reason: "end_turn" });
+  });
+});
+
+describe("answers that are not the API, and raw steps", () => {
+  // What a client gets as the raw response, so the test sees what went over the wire.
+  async function answer(server: FakeServer, stream = false) {
+    const response = await clientFor(server)
+      .messages.create({ ...PARAMS, stream } as typeof PARAMS)
+      .asResponse();
+    return {
+      status: response.status,
+      type: response.headers.get("content-type"),
+      body: await response.text(),
+    };
+  }
+
+  test("html-page: a sign-in page with 200 text/html, streaming or not", async () => {
+    const server = await start({ script: [{ fault: "html-page" }, { fault: "html-page" }] });
+    for (const stream of [false, true]) {
+      const { status, type, body } = await answer(server, stream);
+      expect([status, type]).toEqual([200, "text/html; charset=utf-8"]);
+      expect(body).toMatch(/^<!doctype html>\n[\s\S]*<title>Sign in<\/title>/);
+    }
+  });
+
+  test("not-a-message and string-content: JSON, but not a message the loop can read", async () => {
+    const server = await start({
+      script: [{ fault: "not-a-message" }, { fault: "string-content" }],
+    });
+    const client = clientFor(server);
+    expect(await client.messages.create(PARAMS)).toEqual({ ok: true });
+    const message = await client.messages.create(PARAMS);
+    expect(message).toMatchObject({ type: "message", role: "assistant", stop_reason: "end_turn" });
+    expect(typeof message.content).toBe("string");
+  });
+
+  test("event-stream: the events of a reply, to a request that did not ask for a stream", async () => {
+    const server = await start({ script: [{ fault: "event-stream" }] });
+    const { status, type, body } = await answer(server);
+    expect([status, type]).toEqual([200, "text/event-stream; charset=utf-8"]);
+    expect(body).toMatch(/^event: message_start\ndata: /);
+    expect(body).toContain("event: message_stop");
+  });
+
+  test("a raw step sends its status, headers and body as they are; content-length is computed", async () => {
+    const server = await start({
+      script: [
+        {
+          raw: {
+            status: 418,
+            headers: { "content-type": "text/x-tea", "content-length": "1" },
+            body: "teapot",
+          },
+        },
+        { raw: {} },
+      ],
+    });
+    const response = await fetch(`${server.url}/v1/messages`, {
+      method: "POST",
+      body: JSON.stringify(PARAMS),
+    });
+    expect(response.status).toBe(418);
+    expect(response.headers.get("content-type")).toBe("text/x-tea");
+    expect(response.headers.get("content-length")).toBe("6");
+    expect(response.headers.get("request-id")).toBeNull();
+    expect(await response.text()).toBe("teapot");
+    const empty = await fetch(`${server.url}/v1/messages`, {
+      method: "POST",
+      body: JSON.stringify(PARAMS),
+    });
+    expect([empty.status, await empty.text()]).toEqual([200, ""]);
+  });
+
+  test("a raw step is checked when scripted", async () => {
+    const server = await start();
+    expect(() => server.script([{ raw: { status: 700 } }])).toThrow(
+      'step 1: raw: "status" must be an integer from 200 to 599',
+    );
+    expect(() => server.script([{ raw: { body: 5 } } as never])).toThrow(
+      'step 1: raw: "body" must be a string',
+    );
+    expect(() => server.script([{ raw: { headers: { a: 1 } } } as never])).toThrow(
+      'step 1: raw: "headers" must be an object of strings',
+    );
+    expect(() => server.script([{ raw: { stauts: 200 } } as never])).toThrow(
+      'step 1: raw: unknown field "stauts"',
+    );
   });
 });
 
