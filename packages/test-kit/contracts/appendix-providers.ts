@@ -390,6 +390,23 @@ function loopScenarios(under: Under): Scenario[] {
       },
       { [under.keyName]: CANARY },
     ),
+    loopScenario(under, {
+      id: "answer-html-page",
+      title: "a web page where the API should be: a failed run, one error line, nothing runs",
+      level: "core",
+      args: ["hi"],
+      server: { steps: [{ fault: "html-page" }] },
+      judgements: [
+        nonZeroExit(BREAKS, "what came back is not the API's answer"),
+        judge(BREAKS, "nothing may run and no final answer may be printed", (o) => {
+          return o.trace.length === 0;
+        }),
+        judge(BREAKS, "stderr should hold one line naming the base URL, not a stack trace", (o) => {
+          const lines = o.stderr.split("\n").filter((line) => line.trim() !== "");
+          return lines.length === 1 && lines[0]?.includes("http://127.0.0.1:") === true;
+        }),
+      ],
+    }),
     loopScenario(
       under,
       {
