@@ -19,8 +19,8 @@ import {
   sentResults,
   toolCalls,
 } from "../src/judgements.ts";
-import type { RecordedRequest } from "../src/server.ts";
-import type { StepResult } from "../src/server-steps.ts";
+import type { RecordedRequest, Step } from "../src/server.ts";
+import type { ReplyBlock, StepResult } from "../src/server-steps.ts";
 import { day2v3 } from "./day-2-v3.ts";
 import { answerWithResults, DATE_PATTERN, lastResultTexts } from "./shared.ts";
 
@@ -85,6 +85,21 @@ function echoTheDate(request: RecordedRequest): StepResult {
   return {
     content: [{ type: "tool_use", id: "call_echo_2", name: "echo", input: { text: date ?? "" } }],
   };
+}
+
+// One turn that asks for echo and system_date at once (after some text, if given), then the answer.
+function echoAndDate(idPrefix: string, text?: string): Step[] {
+  const said: ReplyBlock[] = text === undefined ? [] : [{ type: "text", text }];
+  return [
+    {
+      content: [
+        ...said,
+        { type: "tool_use", id: `${idPrefix}_1`, name: "echo", input: { text: "hi" } },
+        { type: "tool_use", id: `${idPrefix}_2`, name: "system_date", input: {} },
+      ],
+    },
+    answerWithResults,
+  ];
 }
 
 const ALWAYS_A_TOOL: StepResult[] = [1, 2, 3].map((n) => ({
@@ -180,17 +195,7 @@ function loopScenarios(under: Under): Scenario[] {
       title: "two calls in one turn: both run, both results go back in order, then one request",
       level: "core",
       args: ["Echo hi, and tell me the date."],
-      server: {
-        steps: [
-          {
-            content: [
-              { type: "tool_use", id: "call_par_1", name: "echo", input: { text: "hi" } },
-              { type: "tool_use", id: "call_par_2", name: "system_date", input: {} },
-            ],
-          },
-          answerWithResults,
-        ],
-      },
+      server: { steps: echoAndDate("call_par") },
       judgements: [
         exitCode(NEUTRAL, 0, "a finished run exits 0"),
         judge(NEUTRAL, "both tools should run: echo, then system_date", (o) =>
@@ -471,18 +476,7 @@ const PROTOCOL_SCENARIOS: Scenario[] = [
     title: "the output items go back without ids, then one function_call_output per call",
     level: "core",
     args: ["Echo hi, and tell me the date."],
-    server: {
-      steps: [
-        {
-          content: [
-            { type: "text", text: "Both, then." },
-            { type: "tool_use", id: "call_r_1", name: "echo", input: { text: "hi" } },
-            { type: "tool_use", id: "call_r_2", name: "system_date", input: {} },
-          ],
-        },
-        answerWithResults,
-      ],
-    },
+    server: { steps: echoAndDate("call_r", "Both, then.") },
     judgements: [
       exitCode(FAMILIES, 0, "a finished run exits 0"),
       judge(
@@ -616,17 +610,7 @@ const PROTOCOL_SCENARIOS: Scenario[] = [
     title: "the assistant message with its tool_calls, then one role tool message per call",
     level: "core",
     args: ["Echo hi, and tell me the date."],
-    server: {
-      steps: [
-        {
-          content: [
-            { type: "tool_use", id: "call_c_1", name: "echo", input: { text: "hi" } },
-            { type: "tool_use", id: "call_c_2", name: "system_date", input: {} },
-          ],
-        },
-        answerWithResults,
-      ],
-    },
+    server: { steps: echoAndDate("call_c") },
     judgements: [
       exitCode(FAMILIES, 0, "a finished run exits 0"),
       judge(FAMILIES, "the second request should hold: user, assistant, tool, tool", (o) =>
