@@ -759,6 +759,13 @@ const PROTOCOL_SCENARIOS: Scenario[] = [
   }),
 ];
 
+// The header's provider line names the provider the run chose.
+function saysProvider(provider: string) {
+  return judge(CHOOSING, `the header should say \`provider: ${provider}\``, (o) =>
+    (o.stdoutLines[2] ?? "").startsWith(`provider: ${provider}  model: `),
+  );
+}
+
 // `--provider auto` with one key set: the header names the choice, and the requests show it.
 function autoScenario(key: string, provider: string, protocol: Under["protocol"]): Scenario {
   return {
@@ -771,10 +778,32 @@ function autoScenario(key: string, provider: string, protocol: Under["protocol"]
     judgements: [
       exitCode(CHOOSING, 0, "a finished run exits 0"),
       spoke(protocol),
+      saysProvider(provider),
+    ],
+  };
+}
+
+// The model a provider sends and the header names, with only these variables set.
+function usesModel(
+  id: string,
+  provider: string,
+  env: Record<string, string>,
+  model: string,
+): Scenario {
+  return {
+    id,
+    title: `${provider} sends the model ${model}`,
+    level: "conformance",
+    args: ["--provider", provider, "Say hello"],
+    env: { ...NO_KEYS, ...env },
+    server: { steps: [{ content: [{ type: "text", text: "Hello" }] }] },
+    judgements: [
       judge(
         CHOOSING,
-        `the header should say \`provider: ${provider}\``,
-        (o) => o.stdoutLines[2]?.startsWith(`provider: ${provider}  model: `) === true,
+        `the request and the header should name ${model}`,
+        (o) =>
+          o.requests[0]?.body?.model === model &&
+          o.stdoutLines[2] === `provider: ${provider}  model: ${model}`,
       ),
     ],
   };
@@ -798,12 +827,7 @@ const CHOOSING_SCENARIOS: Scenario[] = [
       OPENAI_CHAT_API_KEY: KEY,
     },
     server: { steps: [{ content: [{ type: "text", text: "Hello" }] }] },
-    judgements: [
-      spoke("messages"),
-      judge(CHOOSING, "the header should say `provider: anthropic`", (o) =>
-        (o.stdoutLines[2] ?? "").startsWith("provider: anthropic  "),
-      ),
-    ],
+    judgements: [spoke("messages"), saysProvider("anthropic")],
   },
   {
     id: "auto-no-key",
@@ -821,9 +845,7 @@ const CHOOSING_SCENARIOS: Scenario[] = [
         (o) =>
           sameJson(toolCalls(o)[0]?.arguments, { text: "hi" }) && sameJson(observations(o), ["hi"]),
       ),
-      judge(CHOOSING, "the header should say `provider: mock`", (o) =>
-        (o.stdoutLines[2] ?? "").startsWith("provider: mock  "),
-      ),
+      saysProvider("mock"),
     ],
   },
   {
@@ -834,9 +856,7 @@ const CHOOSING_SCENARIOS: Scenario[] = [
     env: { ...NO_KEYS, OPENAI_API_KEY: KEY },
     judgements: [
       exitCode(CHOOSING, 0, "the mock needs nothing"),
-      judge(CHOOSING, "the header should say `provider: mock`", (o) =>
-        (o.stdoutLines[2] ?? "").startsWith("provider: mock  "),
-      ),
+      saysProvider("mock"),
       judge(
         CHOOSING,
         "expected `final: echo tool returned: hi`",
@@ -844,40 +864,13 @@ const CHOOSING_SCENARIOS: Scenario[] = [
       ),
     ],
   },
-  {
-    id: "default-models",
-    title: "each provider's default model",
-    level: "conformance",
-    args: ["--provider", "openai", "Say hello"],
-    env: { ...NO_KEYS, OPENAI_API_KEY: KEY },
-    server: { steps: [{ content: [{ type: "text", text: "Hello" }] }] },
-    judgements: [
-      judge(
-        CHOOSING,
-        "openai's default model should be gpt-4.1",
-        (o) =>
-          o.requests[0]?.body?.model === "gpt-4.1" &&
-          o.stdoutLines[2] === "provider: openai  model: gpt-4.1",
-      ),
-    ],
-  },
-  {
-    id: "chat-model-variable",
-    title: "openai-chat sends the model OPENAI_CHAT_MODEL names",
-    level: "conformance",
-    args: ["--provider", "openai-chat", "Say hello"],
-    env: { ...NO_KEYS, OPENAI_CHAT_API_KEY: KEY, OPENAI_CHAT_MODEL: "gateway-model" },
-    server: { steps: [{ content: [{ type: "text", text: "Hello" }] }] },
-    judgements: [
-      judge(
-        CHOOSING,
-        "the request and the header should name gateway-model",
-        (o) =>
-          o.requests[0]?.body?.model === "gateway-model" &&
-          o.stdoutLines[2] === "provider: openai-chat  model: gateway-model",
-      ),
-    ],
-  },
+  usesModel("openai-default-model", "openai", { OPENAI_API_KEY: KEY }, "gpt-4.1"),
+  usesModel(
+    "chat-model-variable",
+    "openai-chat",
+    { OPENAI_CHAT_API_KEY: KEY, OPENAI_CHAT_MODEL: "gateway-model" },
+    "gateway-model",
+  ),
   {
     id: "chat-needs-base-url",
     title: "openai-chat without OPENAI_CHAT_BASE_URL or --base-url: one error line naming it",
@@ -897,12 +890,7 @@ const CHOOSING_SCENARIOS: Scenario[] = [
     title: "--provider given twice: the last one counts",
     level: "conformance",
     args: ["--provider", "deepseek", "--provider", "mock", "echo hi using the echo tool"],
-    judgements: [
-      exitCode(CHOOSING, 0, "the mock needs nothing"),
-      judge(CHOOSING, "the header should say `provider: mock`", (o) =>
-        (o.stdoutLines[2] ?? "").startsWith("provider: mock  "),
-      ),
-    ],
+    judgements: [exitCode(CHOOSING, 0, "the mock needs nothing"), saysProvider("mock")],
   },
   {
     id: "usage-provider-list",
