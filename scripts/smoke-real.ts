@@ -1,6 +1,7 @@
 // `pnpm smoke:real [--base-url URL] [--model M]`: each Day 2 stage's acceptance prompt against a
-// real Messages API endpoint, to see the reference answers work with a live model. Opt-in: it
-// needs a key, does nothing without one, and is never part of `pnpm test` or CI.
+// real Messages API endpoint, and the provider appendix's through every provider whose key is set,
+// to see the reference answers work with a live model. Opt-in: it needs a key, does nothing
+// without one, and is never part of `pnpm test` or CI.
 
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -13,6 +14,8 @@ export interface SmokeOptions {
 
 interface Acceptance {
   stage: string;
+  // The appendix runs once per provider (`--provider <name>`), with the caller's own variables.
+  provider?: string;
   prompt: string;
   // The tool calls a correct run makes, in order.
   toolCalls: string[];
@@ -49,6 +52,41 @@ const ACCEPTANCE: Acceptance[] = [
   },
 ];
 
+const CHAIN_PROMPT = ACCEPTANCE[2]?.prompt ?? "";
+
+// The appendix's providers and the keys that make each worth a run.
+const APPENDIX_KEYS: Record<string, string[]> = {
+  anthropic: ["ANTHROPIC_API_KEY"],
+  deepseek: ["ANTHROPIC_AUTH_TOKEN", "DEEPSEEK_API_KEY"],
+  openai: ["OPENAI_API_KEY"],
+  "openai-chat": ["OPENAI_CHAT_API_KEY"],
+};
+
+// What a provider reads; handed to the appendix's runs as the caller set them.
+const PROVIDER_VARIABLES = [
+  ...new Set(Object.values(APPENDIX_KEYS).flat()),
+  "ANTHROPIC_BASE_URL",
+  "OPENAI_BASE_URL",
+  "OPENAI_CHAT_BASE_URL",
+  "OPENAI_CHAT_MODEL",
+];
+
+// The runs a set of variables allows: the Day 2 stages with a Messages API key, and the appendix
+// once for each provider whose key is set.
+export function smokePlan(env: NodeJS.ProcessEnv): Acceptance[] {
+  const day2 = env.ANTHROPIC_AUTH_TOKEN || env.ANTHROPIC_API_KEY ? ACCEPTANCE : [];
+  const appendix = Object.entries(APPENDIX_KEYS)
+    .filter(([, keys]) => keys.some((key) => env[key]))
+    .map(([provider]) => ({
+      stage: "appendix-providers",
+      provider,
+      prompt: CHAIN_PROMPT,
+      toolCalls: ["system_date", "echo"],
+      options: false,
+    }));
+  return [...day2, ...appendix];
+}
+
 const USAGE = "usage: pnpm smoke:real [--base-url URL] [--model M]";
 
 export function parseSmokeArgs(argv: string[]): SmokeOptions {
@@ -80,20 +118,21 @@ async function main(argv: string[]): Promise<number> {
     console.error(`error: ${(error as Error).message} (${USAGE})`);
     return 2;
   }
-  const key = process.env.ANTHROPIC_AUTH_TOKEN || process.env.ANTHROPIC_API_KEY;
-  if (!key) {
-    console.log("smoke:real skipped: set ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY to run it");
+  const plan = smokePlan(process.env);
+  if (plan.length === 0) {
+    console.log(
+      "smoke:real skipped: set ANTHROPIC_AUTH_TOKEN, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY, OPENAI_API_KEY or OPENAI_CHAT_API_KEY to run it",
+    );
     return 0;
   }
+  const key = process.env.ANTHROPIC_AUTH_TOKEN || process.env.ANTHROPIC_API_KEY || "";
   const baseURL = options.baseURL ?? process.env.ANTHROPIC_BASE_URL;
   let failed = 0;
-  for (const acceptance of ACCEPTANCE) {
+  for (const acceptance of plan) {
     const problem = await smoke(acceptance, key, baseURL, options.model);
     if (problem !== undefined) failed++;
   }
-  console.log(
-    `${ACCEPTANCE.length - failed} of ${ACCEPTANCE.length} stages gave the expected shape`,
-  );
+  console.log(`${plan.length - failed} of ${plan.length} runs gave the expected shape`);
   return failed === 0 ? 0 : 1;
 }
 
@@ -105,25 +144,26 @@ async function smoke(
 ): Promise<string | undefined> {
   const packageDir = fileURLToPath(new URL(`../packages/${acceptance.stage}/`, import.meta.url));
   const flags = acceptance.options && model !== undefined ? ["--model", model] : [];
+  const provider = acceptance.provider === undefined ? [] : ["--provider", acceptance.provider];
+  const env =
+    acceptance.provider === undefined
+      ? { ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_BASE_URL: baseURL }
+      : Object.fromEntries(PROVIDER_VARIABLES.map((name) => [name, process.env[name]]));
   const run = await runCli(
     ["node", "--import", "tsx", "src/cli.ts"],
-    [...flags, acceptance.prompt],
-    {
-      cwd: packageDir,
-      timeoutMs: 180_000,
-      env: { ANTHROPIC_AUTH_TOKEN: key, ANTHROPIC_BASE_URL: baseURL },
-    },
+    [...provider, ...flags, acceptance.prompt],
+    { cwd: packageDir, timeoutMs: 180_000, env },
   );
   const problem =
     run.exitCode === 0
       ? traceProblem(run.trace, acceptance.toolCalls)
       : `exit code ${run.exitCode}`;
   console.log(
-    `== ${acceptance.stage}: ${problem === undefined ? "expected shape" : `NOT as expected: ${problem}`}`,
+    `== ${acceptance.stage}${acceptance.provider ? ` (${acceptance.provider})` : ""}: ${problem === undefined ? "expected shape" : `NOT as expected: ${problem}`}`,
   );
   for (const line of run.stdoutLines) console.log(`   ${line}`);
   if (run.stderr.trim() !== "") console.log(`   stderr: ${run.stderr.trim()}`);
-  if (!acceptance.options && model !== undefined) {
+  if (!acceptance.options && acceptance.provider === undefined && model !== undefined) {
     console.log(
       `   (--model does not apply to ${acceptance.stage}: its model is DEFAULT_MODEL in src/model.ts)`,
     );

@@ -13,6 +13,14 @@ export const REPLAYS: Record<string, string[]> = {
   "day-2-v2": ["system-date-round", "parallel-tool-calls"],
   "day-2-v3": ["two-step-chain", "mock-offline", "max-steps", "stop-max_tokens"],
   "day-2-challenges": ["zone-unknown", "streams"],
+  // The same prompt through every provider, then `auto` with no key.
+  "appendix-providers": [
+    "two-step-chain-deepseek",
+    "two-step-chain-anthropic",
+    "two-step-chain-openai",
+    "two-step-chain-openai-chat",
+    "auto-no-key",
+  ],
 };
 
 const COMMAND = ["node", "dist/agent-code.mjs"];

@@ -3,7 +3,7 @@
 import { fileURLToPath } from "node:url";
 import { parseTrace, runCli } from "@agent-code/test-kit";
 import { expect, test } from "vitest";
-import { parseSmokeArgs, traceProblem } from "../smoke-real.ts";
+import { parseSmokeArgs, smokePlan, traceProblem } from "../smoke-real.ts";
 
 const script = fileURLToPath(new URL("../smoke-real.ts", import.meta.url));
 
@@ -11,7 +11,7 @@ test("without a key it says so and exits 0, running nothing", async () => {
   const run = await runCli(["node", "--import", "tsx", script], ["--model", "m"]);
   expect(run.exitCode).toBe(0);
   expect(run.stdout).toBe(
-    "smoke:real skipped: set ANTHROPIC_AUTH_TOKEN or ANTHROPIC_API_KEY to run it\n",
+    "smoke:real skipped: set ANTHROPIC_AUTH_TOKEN, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY, OPENAI_API_KEY or OPENAI_CHAT_API_KEY to run it\n",
   );
 }, 30_000);
 
@@ -40,4 +40,22 @@ test("the shape check wants the expected tool calls in order and a non-empty fin
     "expected tool calls [system_date], got [system_date, echo]",
   );
   expect(traceProblem(parseTrace("final: \n"), [])).toBe("expected a non-empty final line");
+});
+
+test("the plan: the Day 2 stages with a Messages API key, the appendix once per provider key", () => {
+  const runs = (env: NodeJS.ProcessEnv) =>
+    smokePlan(env).map((run) => (run.provider ? `${run.stage}/${run.provider}` : run.stage));
+  expect(runs({})).toEqual([]);
+  expect(runs({ ANTHROPIC_AUTH_TOKEN: "k" })).toEqual([
+    "day-2-v1",
+    "day-2-v2",
+    "day-2-v3",
+    "appendix-providers/deepseek",
+  ]);
+  expect(runs({ OPENAI_API_KEY: "k", OPENAI_CHAT_API_KEY: "k", DEEPSEEK_API_KEY: "k" })).toEqual([
+    "appendix-providers/deepseek",
+    "appendix-providers/openai",
+    "appendix-providers/openai-chat",
+  ]);
+  expect(runs({ ANTHROPIC_API_KEY: "k" })).toContain("appendix-providers/anthropic");
 });

@@ -43,9 +43,12 @@ function edit(file: string, from: string, to: string): void {
 
 describe.each(PAIRS)("%s -> %s", (from, to) => {
   test("the hunks are git's histogram diff of src/, with paths relative to the stage", async () => {
+    // git names a new file by its new path on both sides, and a deleted one by its old path.
     const relative = git([`packages/${from}/src`, `packages/${to}/src`])
       .replaceAll(`a/packages/${from}/`, "a/")
       .replaceAll(`b/packages/${to}/`, "b/")
+      .replaceAll(`a/packages/${to}/`, "a/")
+      .replaceAll(`b/packages/${from}/`, "b/")
       .split("\n")
       .filter((line) => !/^(index |new file mode|deleted file mode)/.test(line));
     const output = await diffStages(from, to);

@@ -1,12 +1,20 @@
 // Every stage's contract, in course order.
 import type { Contract } from "../src/contract.ts";
+import { appendixProviders } from "./appendix-providers.ts";
 import { day1 } from "./day-1.ts";
 import { day2challenges } from "./day-2-challenges.ts";
 import { day2v1 } from "./day-2-v1.ts";
 import { day2v2 } from "./day-2-v2.ts";
 import { day2v3 } from "./day-2-v3.ts";
 
-export const contracts: Contract[] = [day1, day2v1, day2v2, day2v3, day2challenges];
+export const contracts: Contract[] = [
+  day1,
+  day2v1,
+  day2v2,
+  day2v3,
+  day2challenges,
+  appendixProviders,
+];
 
 export function findContract(stage: string): Contract | undefined {
   return contracts.find((contract) => contract.stage === stage);

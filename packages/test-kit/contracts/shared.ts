@@ -1,14 +1,14 @@
 // Pieces several Day 2 contracts use: the date format and server steps that answer like a model.
-import { contentText, toolResults } from "../src/judgements.ts";
+import { sentResults } from "../src/judgements.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
 import { sseEvent } from "../src/server-sse.ts";
 import type { StepResult } from "../src/server-steps.ts";
 
 export const DATE_PATTERN = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \S+$/;
 
-// The texts of the tool results in the request's last message.
+// The texts of the tool results the request hands back, in whichever protocol it speaks.
 export function lastResultTexts(request: RecordedRequest): string[] {
-  return toolResults(request.body?.messages?.at(-1)).map((result) => contentText(result.content));
+  return sentResults(request).map((result) => result.text);
 }
 
 // A final answer that repeats what the tools returned, as a real model would.

@@ -25,7 +25,13 @@ export type Block = TextBlock | ToolUseBlock | ThinkingBlock;
 // The shape every stage's ModelResponse has (day-1 ignores assistantContent).
 export interface ScriptedResponse {
   text: string | null;
-  toolCalls: { id: string; name: string; arguments: Record<string, unknown> }[];
+  // argumentsError: the provider appendix's mark on arguments it could not read.
+  toolCalls: {
+    id: string;
+    name: string;
+    arguments: Record<string, unknown>;
+    argumentsError?: string;
+  }[];
   stopReason: string;
   assistantContent: Block[];
 }

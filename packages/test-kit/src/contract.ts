@@ -54,7 +54,8 @@ export interface Scenario {
   args: string[] | ((context: ScenarioContext) => string[]);
   stdin?: string;
   env?: Record<string, string | undefined>;
-  // Without a server the CLI's ANTHROPIC_BASE_URL points at a dead loopback port.
+  // Without a server the CLI's ANTHROPIC_BASE_URL (and OPENAI_BASE_URL, OPENAI_CHAT_BASE_URL)
+  // point at a dead loopback port.
   server?: { flavour?: "anthropic" | "deepseek"; key?: string; steps: Step[] };
   // Files written into the scenario's directory before the run: path (below it) -> text.
   files?: (context: ScenarioContext) => Record<string, string>;
@@ -181,6 +182,9 @@ export async function runScenario(
     const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
     const env = {
       ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
+      // The same server answers the OpenAI protocols; their SDK's base URLs end in /v1.
+      OPENAI_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
+      OPENAI_CHAT_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
       ANTHROPIC_AUTH_TOKEN: CANARY_TOKEN,
       ...scenario.env,
     };

@@ -43,6 +43,7 @@ export {
   ScriptedProvider,
   type ScriptedRequest,
   type ScriptedStep,
+  type ScriptedTurn,
 } from "./scripted-provider.ts";
 export {
   errorEnvelope,

@@ -1,6 +1,7 @@
 // Small predicates the stage contracts share. Each returns a Judgement: a check plus the message a
 // learner sees when it fails and the docs section that explains it.
 import type { Judgement, Observed } from "./contract.ts";
+import type { RecordedRequest } from "./server.ts";
 import { parseTrace, type TraceEntry } from "./trace.ts";
 
 export function judge(
@@ -115,4 +116,68 @@ export function reachedServer(docs: string): Judgement {
     "no request reached the test server: read the base URL from ANTHROPIC_BASE_URL",
     (observed) => observed.requests.length > 0,
   );
+}
+
+// A tool result as a request carried it, in any protocol. `isError` is undefined where the
+// protocol has no such field (OpenAI's: the text says what went wrong).
+export interface SentResult {
+  id: string | undefined;
+  text: string;
+  isError: boolean | undefined;
+}
+
+// Which protocol a recorded request spoke.
+export function protocolOf(request: RecordedRequest | undefined): RecordedRequest["api"] {
+  return request?.api ?? "messages";
+}
+
+// What a request sent as the conversation: Messages and Chat `messages`, Responses `input`.
+export function conversationOf(request: RecordedRequest | undefined): unknown[] {
+  const body = request?.body;
+  const items = protocolOf(request) === "responses" ? body?.input : body?.messages;
+  return Array.isArray(items) ? items : [];
+}
+
+// The results a request hands back after the model's last turn: the tool_result blocks of the
+// Messages API's last user message, the Responses input's trailing function_call_output items,
+// or Chat's trailing role "tool" messages.
+export function sentResults(request: RecordedRequest | undefined): SentResult[] {
+  const items = conversationOf(request);
+  const protocol = protocolOf(request);
+  if (protocol === "messages") {
+    return toolResults(items.at(-1)).map((result) => ({
+      id: result.tool_use_id,
+      text: contentText(result.content),
+      isError: result.is_error,
+    }));
+  }
+  const isResult =
+    protocol === "responses"
+      ? (item: unknown) => (item as { type?: unknown })?.type === "function_call_output"
+      : (item: unknown) => (item as { role?: unknown })?.role === "tool";
+  const trailing: unknown[] = [];
+  for (const item of [...items].reverse()) {
+    if (!isResult(item)) break;
+    trailing.unshift(item);
+  }
+  return trailing.map((item) => {
+    const result = item as {
+      call_id?: string;
+      tool_call_id?: string;
+      output?: unknown;
+      content?: unknown;
+    };
+    return {
+      id: result.call_id ?? result.tool_call_id,
+      text: contentText(protocol === "responses" ? result.output : result.content),
+      isError: undefined,
+    };
+  });
+}
+
+// The names of the tools a request offered, in either shape (Chat nests them under `function`).
+export function offeredTools(request: RecordedRequest | undefined): string[] {
+  const tools = request?.body?.tools;
+  if (!Array.isArray(tools)) return [];
+  return tools.map((tool) => String(tool?.function?.name ?? tool?.name));
 }

@@ -25,7 +25,7 @@ import {
   validateChatRequest,
   validateResponsesRequest,
 } from "./openai-validator.ts";
-import { notTheApiAnswer, sendRawAnswer } from "./server-raw.ts";
+import { isNotTheApiFault, notTheApiAnswer, sendRawAnswer } from "./server-raw.ts";
 import type { FaultStep, ReplyStep, StepResult } from "./server-steps.ts";
 import { deepSeekThinks } from "./validator.ts";
 
@@ -298,6 +298,16 @@ function sendFault(
     context.api === "responses"
       ? brokenResponsesEvents(built as ResponseObject, cut)
       : brokenChatChunks(built as ChatCompletion, cut);
+  if (isNotTheApiFault(step.fault)) {
+    // The list a client reads becomes a string: a response's output, a completion's choices.
+    const list = context.api === "responses" ? "output" : "choices";
+    const stringContent = {
+      ...built,
+      [list]: "This reply is broken on purpose by a scripted fault.",
+    };
+    sendRawAnswer(res, notTheApiAnswer(step.fault, stringContent, fullStream()));
+    return;
+  }
   switch (step.fault) {
     case "malformed":
       sendBody(res, context, 200, "application/json", json.slice(0, json.length / 2));
@@ -322,12 +332,6 @@ function sendFault(
         });
         res.write(json.slice(0, json.length / 2), () => res.socket?.destroy());
       }
-      break;
-    case "html-page":
-    case "not-a-message":
-    case "event-stream":
-      // Not the API at all: the same answers as the Messages side gives.
-      sendRawAnswer(res, notTheApiAnswer(step.fault, null, fullStream()));
       break;
     default:
       sendError(res, context, {

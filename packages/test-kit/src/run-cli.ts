@@ -30,7 +30,15 @@ export interface CliRun {
   spawnError?: string;
 }
 
-const LEAKY = [/^ANTHROPIC_/, /^AGENT_CODE_/, /_PROXY$/i, /API_KEY$/i, /AUTH_TOKEN$/i];
+const LEAKY = [
+  /^ANTHROPIC_/,
+  /^OPENAI_/,
+  /^DEEPSEEK_/,
+  /^AGENT_CODE_/,
+  /_PROXY$/i,
+  /API_KEY$/i,
+  /AUTH_TOKEN$/i,
+];
 
 export async function runCli(
   command: string | string[],

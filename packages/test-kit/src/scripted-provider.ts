@@ -18,6 +18,16 @@ export type ScriptedStep =
   | { throws: Error }
   | ((request: ScriptedRequest) => ScriptedResponse | Promise<ScriptedResponse>);
 
+// What the loop hands back for each call (every stage's ToolResult has this shape).
+interface ResultLike {
+  toolCallId: string;
+  content: string;
+  isError: boolean;
+}
+
+// A reply as a protocol-neutral loop takes it: the assistant turn as items to append.
+export type ScriptedTurn = ScriptedResponse & { assistantItems: object[] };
+
 interface ToolLike {
   name: string;
   description: string;
@@ -32,7 +42,7 @@ export class ScriptedProvider {
     this.#steps = [...steps];
   }
 
-  async complete(messages: unknown[], tools: ToolLike[] = []): Promise<ScriptedResponse> {
+  async complete(messages: unknown[], tools: ToolLike[] = []): Promise<ScriptedTurn> {
     // Copies, so a loop that mutates its history later cannot rewrite what was sent.
     const request: ScriptedRequest = {
       messages: structuredClone(messages),
@@ -49,9 +59,25 @@ export class ScriptedProvider {
         `ScriptedProvider: call ${this.requests.length} has no scripted step (the script held ${this.requests.length - 1})`,
       );
     }
-    if (typeof step === "function") return structuredClone(await step(request));
     if ("throws" in step) throw step.throws;
-    return structuredClone(step);
+    const response = structuredClone(typeof step === "function" ? await step(request) : step);
+    // A loop that appends what its provider gives (the provider appendix) gets the Messages API
+    // shape; the Day 2 loops read assistantContent and ignore this.
+    return {
+      ...response,
+      assistantItems: [{ role: "assistant", content: response.assistantContent }],
+    };
+  }
+
+  // How results travel back in the Messages API: one user message of tool_result blocks.
+  toolResults(results: ResultLike[]): object[] {
+    const content = results.map((result) => ({
+      type: "tool_result",
+      tool_use_id: result.toolCallId,
+      content: result.content,
+      is_error: result.isError,
+    }));
+    return [{ role: "user", content }];
   }
 
   assertDone(): void {

@@ -1,4 +1,4 @@
-// Answers that are not the Messages API at all, the kind a wrong base URL or a proxy in between
+// Answers that are not the API at all, the kind a wrong base URL or a proxy in between
 // gives (a web page, some other service's JSON, a message whose content is not a list, an event
 // stream nobody asked for), and raw steps: any status, headers and body, sent as they are.
 import type { ServerResponse } from "node:http";
@@ -21,13 +21,18 @@ const SIGN_IN_PAGE = `<!doctype html>
 </html>
 `;
 
+export function isNotTheApiFault(fault: string): fault is NotTheApiFault {
+  return (NOT_THE_API_FAULTS as readonly string[]).includes(fault);
+}
+
 /**
- * The same answer to a streaming and a non-streaming request. `message` is the Messages API reply
- * that `string-content` spoils; the OpenAI endpoints have no such reply and pass none.
+ * The same answer to a streaming and a non-streaming request. `stringContent` is the reply with
+ * the list a client reads (a message's content, a response's output, a completion's choices)
+ * turned into a string.
  */
 export function notTheApiAnswer(
   fault: NotTheApiFault,
-  message: ReplyMessage | null,
+  stringContent: unknown,
   events: string,
 ): RawStep["raw"] {
   switch (fault) {
@@ -35,11 +40,8 @@ export function notTheApiAnswer(
       return { headers: { "content-type": "text/html; charset=utf-8" }, body: SIGN_IN_PAGE };
     case "not-a-message":
       return json({ ok: true });
-    case "string-content": {
-      if (message === null) return json({ content: "" });
-      const text = message.content.map((block) => (block.type === "text" ? block.text : ""));
-      return json({ ...message, content: text.join("") });
-    }
+    case "string-content":
+      return json(stringContent);
     case "event-stream":
       return { headers: { "content-type": "text/event-stream; charset=utf-8" }, body: events };
   }
@@ -51,6 +53,12 @@ export function sendRawAnswer(res: ServerResponse, raw: RawStep["raw"]): void {
   const kept = Object.entries(headers).filter(([name]) => name.toLowerCase() !== "content-length");
   res.writeHead(status, { ...Object.fromEntries(kept), "content-length": Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** A Messages API reply whose content is its text as one string, not a list of blocks. */
+export function withStringContent(message: ReplyMessage): unknown {
+  const text = message.content.map((block) => (block.type === "text" ? block.text : ""));
+  return { ...message, content: text.join("") };
 }
 
 function json(value: unknown): RawStep["raw"] {

@@ -12,7 +12,7 @@ import {
   type OpenAIState,
   openAIRoute,
 } from "./openai-server.ts";
-import { notTheApiAnswer, sendRawAnswer } from "./server-raw.ts";
+import { notTheApiAnswer, sendRawAnswer, withStringContent } from "./server-raw.ts";
 import {
   type Answer,
   answer,
@@ -379,7 +379,10 @@ function sendFault(
       else cutJson(out, json);
       break;
     default:
-      sendRawAnswer(out.res, notTheApiAnswer(step.fault, message, streamEvents(message).join("")));
+      sendRawAnswer(
+        out.res,
+        notTheApiAnswer(step.fault, withStringContent(message), streamEvents(message).join("")),
+      );
   }
 }
 

@@ -845,3 +845,37 @@ describe("the neutral form", () => {
     expect(chat).toEqual(messages);
   });
 });
+
+describe("answers that are not the API, on the OpenAI endpoints too", () => {
+  const post = (url: string, path: string, body: object) =>
+    fetch(`${url}${path}`, {
+      method: "POST",
+      headers: { authorization: "Bearer sk-test", "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+
+  test.each([
+    ["/v1/responses", RESPONSES, "output"],
+    ["/v1/chat/completions", CHAT, "choices"],
+  ])("%s: a page, other JSON, a string where the list goes, a stream", async (path, body, list) => {
+    const server = await start({
+      script: [
+        { fault: "html-page" },
+        { fault: "not-a-message" },
+        { fault: "string-content" },
+        { fault: "event-stream" },
+        { raw: { status: 502, headers: { "content-type": "text/plain" }, body: "Bad Gateway" } },
+      ],
+    });
+    const page = await post(server.url, path, body);
+    expect(page.headers.get("content-type")).toMatch(/^text\/html/);
+    expect(await page.text()).toContain("Sign in");
+    expect(await json(await post(server.url, path, body))).toEqual({ ok: true });
+    expect(typeof (await json(await post(server.url, path, body)))[list]).toBe("string");
+    const stream = await post(server.url, path, body);
+    expect(stream.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(await stream.text()).toMatch(/^(event|data): /);
+    const raw = await post(server.url, path, body);
+    expect([raw.status, await raw.text()]).toEqual([502, "Bad Gateway"]);
+  });
+});

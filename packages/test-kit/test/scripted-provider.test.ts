@@ -69,3 +69,16 @@ test("reply derives the stop reason and keeps the blocks as assistant content", 
     verifyThinking("let me see", blocks[0] && "signature" in blocks[0] ? blocks[0].signature : ""),
   ).toBe(true);
 });
+
+test("a turn also carries its assistant items, and results go back as one user message", async () => {
+  const blocks = [text("calling"), toolUse("echo", { text: "a" }, "toolu_a")];
+  const provider = new ScriptedProvider([reply(blocks)]);
+  const turn = await provider.complete([{ role: "user", content: "hi" }]);
+  expect(turn.assistantItems).toEqual([{ role: "assistant", content: blocks }]);
+  expect(provider.toolResults([{ toolCallId: "toolu_a", content: "a", isError: true }])).toEqual([
+    {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "toolu_a", content: "a", is_error: true }],
+    },
+  ]);
+});
