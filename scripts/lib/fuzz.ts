@@ -10,7 +10,7 @@ import * as challengesTools from "@agent-code/day-2-challenges/src/tools.ts";
 import * as v3Agent from "@agent-code/day-2-v3/src/agent.ts";
 import * as v3Model from "@agent-code/day-2-v3/src/model.ts";
 import * as v3Tools from "@agent-code/day-2-v3/src/tools.ts";
-import { type FakeServer, type StepResult, startFakeServer } from "@agent-code/test-kit";
+import { FAULTS, type FakeServer, type StepResult, startFakeServer } from "@agent-code/test-kit";
 import fc from "fast-check";
 
 export const CANARY = "sk-fuzz-canary-never-shown-3c9a";
@@ -209,18 +209,6 @@ const CONTENT_TYPES = [
   "text/event-stream",
   "application/octet-stream",
 ];
-const FAULTS = [
-  "drop",
-  "malformed",
-  "wrong-content-type",
-  "stream-error",
-  "stream-cut",
-  "html-page",
-  "not-a-message",
-  "string-content",
-  "event-stream",
-] as const;
-
 // One to four answers, often followed by a plain text answer, so that runs whose tools ran can
 // also finish.
 function scriptArbitrary(): fc.Arbitrary<StepResult[]> {

@@ -154,18 +154,22 @@ export interface Stage {
 export function readStages(readme: string): Stage[] {
   const section = readme.split(/^## /m).find((part) => part.startsWith("The stages"));
   if (section === undefined) return [];
-  const rows = section
+  const [header = [], , ...rows] = section
     .split("\n")
     .filter((line) => line.startsWith("|"))
-    .slice(2);
-  return rows.flatMap((row) => {
-    const cells = row
-      .split("|")
-      .slice(1, -1)
-      .map((cell) => cell.trim());
-    const [stage, pkg, adds, read] = cells;
-    const packagePath = linkTarget(pkg);
-    const readTarget = linkTarget(read);
+    .map((line) =>
+      line
+        .split("|")
+        .slice(1, -1)
+        .map((cell) => cell.trim()),
+    );
+  // Columns are found by their heading, so a new column (such as "builds on") changes nothing here.
+  const column = (name: string) => header.indexOf(name);
+  return rows.flatMap((cells) => {
+    const stage = cells[column("stage")];
+    const adds = cells[column("what it adds")];
+    const packagePath = linkTarget(cells[column("package")]);
+    const readTarget = linkTarget(cells[column("read")]);
     if (!stage || !adds || packagePath === undefined || readTarget === undefined) return [];
     return [{ stage, packagePath, adds: plain(adds), read: readTarget }];
   });

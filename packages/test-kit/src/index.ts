@@ -58,6 +58,7 @@ export {
 export {
   type ErrorStep,
   type ExtraBlock,
+  FAULTS,
   type FaultName,
   type FaultStep,
   parseSteps,

@@ -37,7 +37,8 @@ export interface ErrorStep {
   delay_ms?: number;
 }
 
-const FAULTS = [
+/** Every fault a step may name. */
+export const FAULTS = [
   "drop",
   "malformed",
   "wrong-content-type",
