@@ -1,9 +1,13 @@
 // The openai-chat provider (Chat Completions) through the real `openai` SDK against the test-kit's
 // fake server, in its OpenAI and DeepSeek flavours: tools, tool messages, finish reasons, traps.
 import { startFakeServer } from "@agent-code/test-kit";
-import { afterEach, beforeEach, expect, test } from "vitest";
+import { afterEach, beforeEach, expect, test, vi } from "vitest";
 import { type ApiError, createProvider, type ModelProvider } from "../src/model.ts";
 import { defaultTools } from "../src/tools.ts";
+
+// The first request loads the openai SDK's modules through Vitest's transform: seconds of CPU
+// on a busy machine, past Vitest's default 5 s.
+vi.setConfig({ testTimeout: 30_000 });
 
 const VARIABLES = ["OPENAI_CHAT_API_KEY", "OPENAI_CHAT_BASE_URL", "AGENT_CODE_MAX_RETRIES"];
 const saved = Object.fromEntries(VARIABLES.map((name) => [name, process.env[name]]));
