@@ -50,6 +50,7 @@ test("the plan: the Day 2 stages with a Messages API key, the appendix once per 
     "day-2-v1",
     "day-2-v2",
     "day-2-v3",
+    "day-2-challenges",
     "appendix-providers/deepseek",
   ]);
   expect(runs({ OPENAI_API_KEY: "k", OPENAI_CHAT_API_KEY: "k", DEEPSEEK_API_KEY: "k" })).toEqual([
