@@ -145,6 +145,10 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       });
     });
   });
+  // Node's 5 s keep-alive lets the server close an idle connection just as a client reuses it,
+  // which the client sees as ECONNRESET; on a busy machine that happens. Real services keep
+  // connections open far longer, so this one does too (close() ends them all).
+  server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
