@@ -114,6 +114,8 @@ interface ServerState {
   toolUses: number;
   openai: OpenAIState;
   closing: AbortController;
+  /** The models' output limits, by id: fixed for the server's life, so worked out once. */
+  outputLimits: Record<string, number>;
 }
 
 const CONTROL_PREFIX = "/_fake/";
@@ -130,6 +132,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     toolUses: 0,
     openai: newOpenAIState(),
     closing: new AbortController(),
+    outputLimits: outputLimits(modelsFor(options.flavour ?? "anthropic", options.models)),
   };
   const server = createServer((req, res) => {
     handle(req, res, state).catch((error: unknown) => {
@@ -287,7 +290,7 @@ function judge(
     flavour: state.flavour,
     endpoint: route.kind,
     ...versionAndBetas(req.headers),
-    maxTokens: outputLimits(modelsFor(state.flavour, state.options.models)),
+    maxTokens: state.outputLimits,
   });
   return violation && { ...violation, type: "invalid_request_error" };
 }
@@ -570,14 +573,24 @@ function parseJson(raw: string): unknown {
   }
 }
 
-// Past the size limit the rest is read and dropped, so the client still gets its 413.
-async function readBody(req: IncomingMessage): Promise<{ raw: string; tooLarge: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
-  }
-  if (size > MAX_BODY_BYTES) return { raw: "", tooLarge: true };
-  return { raw: Buffer.concat(chunks).toString("utf8"), tooLarge: false };
+// Past the size limit the rest is read and dropped, so the client still gets its 413. Plain
+// events rather than `for await`: this runs on every request, and the async iterator costs more.
+function readBody(req: IncomingMessage): Promise<{ raw: string; tooLarge: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    req.once("error", reject);
+    // A client that hangs up mid-body gets no answer; the promise must still settle.
+    req.once("close", () => {
+      if (!req.complete) reject(new Error("the client closed the connection mid-request"));
+    });
+    req.once("end", () => {
+      if (size > MAX_BODY_BYTES) resolve({ raw: "", tooLarge: true });
+      else resolve({ raw: Buffer.concat(chunks).toString("utf8"), tooLarge: false });
+    });
+  });
 }
