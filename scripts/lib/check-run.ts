@@ -1,7 +1,12 @@
 // Runs stage contracts against a learner's command and keeps the facts `pnpm check` reports,
 // as text or as JSON (scripts/lib/check-schema.json describes that document).
 import { availableParallelism } from "node:os";
-import { findContract, runContract, type ScenarioResult } from "@agent-code/test-kit";
+import {
+  findContract,
+  runContract,
+  type ScenarioResult,
+  type SharedRuns,
+} from "@agent-code/test-kit";
 import { STAGES, UsageError } from "./command.ts";
 
 export interface CheckSettings {
@@ -66,8 +71,11 @@ export async function runCheck(
 ): Promise<CheckReport | undefined> {
   output.start(settings);
   const stages: StageReport[] = [];
+  // Later stages keep many of their base's scenarios unchanged, and a conformance scenario often
+  // judges the same run as a core one: each distinct run happens once a check.
+  const sharedRuns: SharedRuns = new Map();
   for (const stage of settings.stages) {
-    const report = await checkStage(stage, settings, output, signal);
+    const report = await checkStage(stage, settings, output, sharedRuns, signal);
     if (report === undefined) return undefined;
     output.stageDone(report);
     stages.push(report);
@@ -88,6 +96,7 @@ async function checkStage(
   stage: string,
   settings: CheckSettings,
   output: CheckOutput,
+  sharedRuns: SharedRuns,
   signal?: AbortSignal,
 ): Promise<StageReport | undefined> {
   const contract = findContract(stage);
@@ -110,6 +119,7 @@ async function checkStage(
     only: settings.only,
     concurrency: CONCURRENCY,
     signal: stop,
+    sharedRuns,
     onScenario(scenario) {
       if (stop.aborted) return;
       if (scenario.run.spawnError !== undefined) {

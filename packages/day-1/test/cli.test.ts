@@ -1,13 +1,15 @@
 // The CLI as a user runs it: this stage's contract against its bundle, scenario by scenario, and
-// the first core scenario once more through tsx, the path a learner's `pnpm start` takes.
+// the first core scenario once more through tsx, the path a learner's `pnpm start` takes. A
+// scenario whose inputs match another's (a conformance twin) is judged on that one's run.
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
-import { findContract, runScenario } from "@agent-code/test-kit";
+import { findContract, runScenario, type SharedRuns } from "@agent-code/test-kit";
 import { describe, expect, test } from "vitest";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
 const contract = findContract(basename(packageDir));
 if (contract === undefined) throw new Error(`no contract for ${packageDir}`);
+const sharedRuns: SharedRuns = new Map();
 
 describe.concurrent(`${contract.stage} contract against the bundle`, () => {
   test.each(contract.scenarios.map((scenario) => [scenario.id, scenario] as const))(
@@ -16,6 +18,7 @@ describe.concurrent(`${contract.stage} contract against the bundle`, () => {
       const result = await runScenario(scenario, {
         command: ["node", "dist/agent-code.mjs"],
         cwd: packageDir,
+        sharedRuns,
       });
       expect(result.failures).toEqual([]);
     },

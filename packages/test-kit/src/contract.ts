@@ -89,6 +89,21 @@ export interface RunContractOptions {
   onScenario?: (result: ScenarioResult) => void;
   // Aborting kills the running commands and starts no more scenarios.
   signal?: AbortSignal;
+  // Runs shared between scenarios: give one map to every run with the same command, directory
+  // and timeout. A scenario then runs the command only when no scenario with the same inputs has
+  // (see runKey): a later stage's copy of a scenario, or the conformance twin of a core one, is
+  // judged on the run that already happened.
+  sharedRuns?: SharedRuns;
+}
+
+/** Runs by their inputs (runKey), for RunContractOptions.sharedRuns. */
+export type SharedRuns = Map<string | Scenario, Promise<ScenarioRun>>;
+
+/** What one run of the command showed, before any judgement. */
+export interface ScenarioRun {
+  run: CliRun;
+  observed: Observed;
+  env: Record<string, string | undefined>;
 }
 
 export interface ScenarioResult {
@@ -163,6 +178,33 @@ export async function runScenario(
   scenario: Scenario,
   options: RunContractOptions,
 ): Promise<ScenarioResult> {
+  const shared = options.sharedRuns;
+  const key = shared === undefined ? undefined : runKey(scenario);
+  let run = key === undefined ? undefined : shared?.get(key);
+  if (run === undefined) {
+    run = observe(scenario, options);
+    if (key !== undefined) shared?.set(key, run);
+  }
+  return judged(scenario, await run);
+}
+
+/**
+ * What makes two scenarios' runs the same: their inputs as JSON when every input is plain data,
+ * else the scenario itself (a function among the inputs may give each run something else).
+ */
+export function runKey(scenario: Scenario): string | Scenario {
+  const { args, stdin, env, server, files, startIn, interrupt } = scenario;
+  if (typeof args === "function" || files !== undefined) return scenario;
+  let plain = true;
+  const key = JSON.stringify({ args, stdin, env, server, startIn, interrupt }, (_name, value) => {
+    if (typeof value === "function") plain = false;
+    // An env value of undefined unsets the variable, which is not the same as leaving it out.
+    return value === undefined ? { undefined: true } : value;
+  });
+  return plain ? key : scenario;
+}
+
+async function observe(scenario: Scenario, options: RunContractOptions): Promise<ScenarioRun> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-code-scenario-")));
   const server = scenario.server
     ? await startFakeServer({
@@ -199,7 +241,6 @@ export async function runScenario(
       env,
       ...(after === undefined ? {} : { interrupt: untilRequests(server, after, finished.signal) }),
     });
-    const requests = server?.requests() ?? [];
     const observed: Observed = {
       trace: run.trace,
       stdout: run.stdout,
@@ -208,32 +249,38 @@ export async function runScenario(
       exitCode: run.exitCode,
       signal: run.signal,
       durationMs: run.durationMs,
-      requests,
+      requests: server?.requests() ?? [],
       context,
     };
-    const failures = run.timedOut
-      ? [{ message: "the run did not finish in time and was stopped", docs: "" }]
-      : scenario.judgements
-          .filter((judgement) => !safeCheck(judgement, observed))
-          .map(({ message, docs }) => ({ message, docs }));
-    failures.push(...printedSecrets(env, observed));
-    const rejected = requests.find((request) => !request.verdict.accepted);
-    return {
-      id: scenario.id,
-      title: scenario.title,
-      level: scenario.level,
-      passed: failures.length === 0,
-      failures,
-      ...(rejected && !rejected.verdict.accepted ? { serverText: rejected.verdict.message } : {}),
-      timedOut: run.timedOut,
-      run,
-      requests,
-    };
+    return { run, observed, env };
   } finally {
     finished.abort();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+// Judgements read what the run showed, never the scenario's directory, which is gone by now.
+function judged(scenario: Scenario, { run, observed, env }: ScenarioRun): ScenarioResult {
+  const { requests } = observed;
+  const failures = run.timedOut
+    ? [{ message: "the run did not finish in time and was stopped", docs: "" }]
+    : scenario.judgements
+        .filter((judgement) => !safeCheck(judgement, observed))
+        .map(({ message, docs }) => ({ message, docs }));
+  failures.push(...printedSecrets(env, observed));
+  const rejected = requests.find((request) => !request.verdict.accepted);
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    level: scenario.level,
+    passed: failures.length === 0,
+    failures,
+    ...(rejected && !rejected.verdict.accepted ? { serverText: rejected.verdict.message } : {}),
+    timedOut: run.timedOut,
+    run,
+    requests,
+  };
 }
 
 // The command as it runs in `cwd`, made to start from any directory: a word that names a path

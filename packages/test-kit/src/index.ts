@@ -16,9 +16,12 @@ export {
   type Level,
   type Observed,
   runContract,
+  runKey,
   runScenario,
   type Scenario,
   type ScenarioResult,
+  type ScenarioRun,
+  type SharedRuns,
 } from "./contract.ts";
 export { ANTHROPIC_MODELS, DEEPSEEK_MODELS, type ModelEntry, type ModelInfo } from "./models.ts";
 export type {

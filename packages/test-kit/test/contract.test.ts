@@ -7,7 +7,14 @@ import { fileURLToPath } from "node:url";
 import { expect, test } from "vitest";
 import { contracts } from "../contracts/index.ts";
 import { headingAnchors } from "../src/anchors.ts";
-import { commandFrom, runContract, runScenario, type Scenario } from "../src/contract.ts";
+import {
+  commandFrom,
+  runContract,
+  runKey,
+  runScenario,
+  type Scenario,
+  type SharedRuns,
+} from "../src/contract.ts";
 import { judge } from "../src/judgements.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "wrong-cli-"));
@@ -228,4 +235,66 @@ test("the first stage has no base; every other names an earlier stage as its bas
     const earlier = contracts.slice(0, index + 1).map((candidate) => candidate.stage);
     expect(earlier, `${contract.stage}'s base`).toContain(contract.base);
   }
+});
+
+// A CLI that counts its runs in a file beside it, so a test can tell how often it really ran.
+function countingCli(name: string): { command: string[]; runs: () => number } {
+  const counter = join(dir, `${name}.count`);
+  writeFileSync(counter, "");
+  const command = fakeCli(
+    name,
+    `import { appendFileSync } from "node:fs";
+appendFileSync(${JSON.stringify(counter)}, "x");
+console.log("final: " + process.argv.slice(2).join(" "));`,
+  );
+  return { command, runs: () => readFileSync(counter, "utf8").length };
+}
+
+test("with shared runs, scenarios with the same inputs run the command once, each judged alone", async () => {
+  const says = (text: string): Scenario["judgements"][number] =>
+    judge("docs/day-1.md", `should say ${text}`, (o) => o.stdout.includes(text));
+  const core: Scenario = {
+    id: "core",
+    title: "the run",
+    level: "core",
+    args: ["hello"],
+    judgements: [says("hello")],
+  };
+  // The same inputs, built apart: a conformance twin with a judgement of its own.
+  const twin: Scenario = { ...core, id: "twin", args: ["hello"], judgements: [says("goodbye")] };
+  const other: Scenario = { ...core, id: "other", args: ["other"], judgements: [says("other")] };
+  const cli = countingCli("counting");
+  const sharedRuns: SharedRuns = new Map();
+  const options = { command: cli.command, sharedRuns };
+  const results = await Promise.all([core, twin, other, core].map((s) => runScenario(s, options)));
+  expect(cli.runs()).toBe(2);
+  expect(results.map((result) => [result.id, result.passed])).toEqual([
+    ["core", true],
+    ["twin", false],
+    ["other", true],
+    ["core", true],
+  ]);
+  expect(results[1]?.failures.map((failure) => failure.message)).toEqual(["should say goodbye"]);
+  // Without the map every scenario runs.
+  await runScenario(core, { command: cli.command });
+  await runScenario(twin, { command: cli.command });
+  expect(cli.runs()).toBe(4);
+}, 30_000);
+
+test("a run is shared only when every input is plain data and the same", () => {
+  const base: Scenario = { id: "a", title: "a", level: "core", args: ["hi"], judgements: [] };
+  expect(runKey({ ...base, id: "b", level: "conformance" })).toBe(runKey(base));
+  expect(runKey({ ...base, args: ["bye"] })).not.toBe(runKey(base));
+  // An unset variable is not the same as one left alone.
+  expect(runKey({ ...base, env: { ANTHROPIC_API_KEY: undefined } })).not.toBe(
+    runKey({ ...base, env: {} }),
+  );
+  expect(runKey({ ...base, server: { steps: [{ content: [] }] } })).not.toBe(runKey(base));
+  // A function among the inputs may answer each run differently: the scenario is its own key.
+  const byFunction: Scenario = { ...base, server: { steps: [() => ({ content: [] })] } };
+  expect(runKey(byFunction)).toBe(byFunction);
+  const withFiles: Scenario = { ...base, files: () => ({ ".env": "X=1\n" }) };
+  expect(runKey(withFiles)).toBe(withFiles);
+  const argsByFunction: Scenario = { ...base, args: () => ["hi"] };
+  expect(runKey(argsByFunction)).toBe(argsByFunction);
 });
