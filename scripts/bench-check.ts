@@ -48,7 +48,7 @@ function workOf(stages: string[]): { scenarios: number; runs: number } {
 }
 
 // The seconds a scenario costs, against what the issue's absolute target allowed a scenario when
-// it was set (day-2-v3 had 38 scenarios, the four stages of then 67; docs/decisions/0029).
+// it was set (day-2-v3 had 38 scenarios, the four stages of then 67; docs/decisions/0030).
 function perScenario(seconds: number, work: { scenarios: number; runs: number }, then: number) {
   const each = seconds / work.scenarios;
   return `  (${work.scenarios} scenarios, ${work.runs} distinct runs: ${each.toFixed(2)} s a scenario; the target allowed ${then.toFixed(2)} s when it was set)`;

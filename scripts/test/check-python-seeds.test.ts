@@ -166,6 +166,20 @@ function atStage(stage: string, name = stage, edits: [string, string][] = []): s
   ]);
 }
 
+// Its error texts for answers that are not the API and for Ctrl-C are its own: notes in every
+// Day 2 stage.
+const NOT_THE_API_AND_CTRL_C = [
+  "answer-html-page-text",
+  "answer-not-a-message-text",
+  "answer-string-content-text",
+  "answer-cut-json-text",
+  "answer-cut-connection-text",
+  "answer-event-stream-text",
+  "answer-text-plain-text",
+  "answer-404-page-text",
+  "ctrl-c-text",
+];
+
 // The notes each stage gives: texts, knobs and readings of this repository, none of the lesson.
 const NOTES: Record<string, string[]> = {
   "day-1": [
@@ -184,29 +198,9 @@ const NOTES: Record<string, string[]> = {
     "retry-overloaded",
     "connection-refused",
     "timeout",
-    "answer-html-page-text",
-    "answer-not-a-message-text",
-    "answer-string-content-text",
-    "answer-cut-json-text",
-    "answer-cut-connection-text",
-    "answer-event-stream-text",
-    "answer-text-plain-text",
-    "answer-404-page-text",
-    "ctrl-c-text",
+    ...NOT_THE_API_AND_CTRL_C,
   ],
-  "day-2-v2": [
-    "unknown-tool-text",
-    "tool-input-not-object-text",
-    "answer-html-page-text",
-    "answer-not-a-message-text",
-    "answer-string-content-text",
-    "answer-cut-json-text",
-    "answer-cut-connection-text",
-    "answer-event-stream-text",
-    "answer-text-plain-text",
-    "answer-404-page-text",
-    "ctrl-c-text",
-  ],
+  "day-2-v2": ["unknown-tool-text", "tool-input-not-object-text", ...NOT_THE_API_AND_CTRL_C],
   "day-2-v3": [
     "max-steps-text",
     "stop-max_tokens-text",
@@ -233,15 +227,7 @@ const NOTES: Record<string, string[]> = {
     "retry-overloaded",
     "connection-refused",
     "timeout",
-    "answer-html-page-text",
-    "answer-not-a-message-text",
-    "answer-string-content-text",
-    "answer-cut-json-text",
-    "answer-cut-connection-text",
-    "answer-event-stream-text",
-    "answer-text-plain-text",
-    "answer-404-page-text",
-    "ctrl-c-text",
+    ...NOT_THE_API_AND_CTRL_C,
   ],
 };
 

@@ -161,7 +161,6 @@ async function measure(
     },
     times: [] as number[],
     cpu: 0,
-    serverCpu: undefined as number | undefined,
   }));
   for (const { server } of runs) {
     await server.script(Array.from({ length: WARM_UP + ROUND_TRIPS }, () => REPLY));

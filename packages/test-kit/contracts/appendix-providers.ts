@@ -53,31 +53,16 @@ const NO_KEYS = {
 };
 
 const EVERY_PROVIDER: Under[] = [
-  {
-    name: "deepseek",
-    protocol: "messages",
-    env: { ...NO_KEYS, ANTHROPIC_AUTH_TOKEN: KEY },
-    keyName: "ANTHROPIC_AUTH_TOKEN",
-  },
-  {
-    name: "anthropic",
-    protocol: "messages",
-    env: { ...NO_KEYS, ANTHROPIC_API_KEY: KEY },
-    keyName: "ANTHROPIC_API_KEY",
-  },
-  {
-    name: "openai",
-    protocol: "responses",
-    env: { ...NO_KEYS, OPENAI_API_KEY: KEY },
-    keyName: "OPENAI_API_KEY",
-  },
-  {
-    name: "openai-chat",
-    protocol: "chat",
-    env: { ...NO_KEYS, OPENAI_CHAT_API_KEY: KEY },
-    keyName: "OPENAI_CHAT_API_KEY",
-  },
+  under("deepseek", "messages", "ANTHROPIC_AUTH_TOKEN"),
+  under("anthropic", "messages", "ANTHROPIC_API_KEY"),
+  under("openai", "responses", "OPENAI_API_KEY"),
+  under("openai-chat", "chat", "OPENAI_CHAT_API_KEY"),
 ];
+
+// A provider with its own key set and every other key unset.
+function under(name: string, protocol: Under["protocol"], keyName: string): Under {
+  return { name, protocol, env: { ...NO_KEYS, [keyName]: KEY }, keyName };
+}
 
 // The second step of the chain: echo back exactly what system_date returned.
 function echoTheDate(request: RecordedRequest): StepResult {
