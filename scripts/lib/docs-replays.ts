@@ -8,10 +8,10 @@ import { stageDir } from "./command.ts";
 
 // Per stage, the contract scenarios that show its lesson working.
 export const REPLAYS: Record<string, string[]> = {
-  "day-1": ["echo-round-trip", "repl-help-exit"],
+  "day-1": ["exact-output", "repl-help-exit"],
   "day-2-v1": ["one-line-answer", "answer-404-page-text", "answer-html-page-text"],
   "day-2-v2": ["system-date-round", "parallel-tool-calls"],
-  "day-2-v3": ["two-step-chain", "mock-offline", "max-steps", "stop-max_tokens"],
+  "day-2-v3": ["two-step-chain", "mock-offline-reduction", "max-steps", "stop-max_tokens"],
   "day-2-challenges": ["zone-unknown", "streams"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [

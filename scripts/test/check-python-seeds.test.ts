@@ -2,9 +2,17 @@
 // (docs/decisions/0018-core-judgements.md): argument names checked but not types, `Stopped: …` for
 // every stop reason but end_turn and tool_use, its own error, usage and REPL texts, uncaught
 // exceptions, dict reprs and x-api-key. Correct by that material, it must pass every core scenario
-// of each stage it implements; each broken variant must fail the scenario aimed at it.
+// of each stage it implements; each broken variant must fail the scenario aimed at it. The same
+// program, edited where the Python course's published code differs (PUBLISHED), is a third project:
+// it fails only the four scenarios whose lesson this course teaches (docs/python-learners.md).
 import { describe, expect, test } from "vitest";
-import { HAS_PYTHON, noteIds, pythonProjects, WHOLE_CONTRACT_MS } from "./python-project.ts";
+import {
+  failIds,
+  HAS_PYTHON,
+  noteIds,
+  pythonProjects,
+  WHOLE_CONTRACT_MS,
+} from "./python-project.ts";
 
 const AGENT_CODE = String.raw`# agent-code, read literally from the course texts, standard library only. STAGE says how far
 # the project has come; each stage adds to the one before.
@@ -118,7 +126,17 @@ def run_agent(prompt, complete, max_steps):
     print(f"final: Stopped: step budget of {max_steps} used up.")
 
 
-def repl(complete, max_steps):
+def header(options):
+    print("Agent Code")
+    print(f"cwd: {os.path.abspath(options.cwd)}")
+    if LEVEL >= 3:
+        print(f"provider: {options.provider}  model: {options.model}")
+        if options.base_url:
+            print(f"base URL: {options.base_url}")
+    print()
+
+
+def repl(complete, options):
     for line in sys.stdin:
         line = line.strip()
         if line in ("/exit", "/quit"):
@@ -128,7 +146,7 @@ def repl(complete, max_steps):
         elif line.startswith("/"):
             print(f"Unknown command {line}. Type /help.")
         elif line:
-            run_agent(line, complete, max_steps)
+            run_agent(line, complete, options.max_steps)
 
 
 def main():
@@ -141,17 +159,11 @@ def main():
     parser.add_argument("--max-steps", type=int, default=8 if LEVEL >= 3 else 2)
     options = parser.parse_args()
     complete = create_provider(options.provider, options.model, options.base_url)
-    print("Agent Code")
-    print(f"cwd: {os.path.abspath(options.cwd)}")
-    if LEVEL >= 3:
-        print(f"provider: {options.provider}  model: {options.model}")
-        if options.base_url:
-            print(f"base URL: {options.base_url}")
-    print()
+    header(options)
     if options.prompt:
         run_agent(options.prompt, complete, options.max_steps)
     else:
-        repl(complete, options.max_steps)
+        repl(complete, options)
 
 
 main()
@@ -231,6 +243,16 @@ const NOTES: Record<string, string[]> = {
   ],
 };
 
+// Each tool result in a user message of its own, as seed 000's v3 and the published course do.
+const ONE_MESSAGE_PER_RESULT: [string, string][] = [
+  [
+    'results.append({"type": "tool_result"',
+    'messages.append({"role": "user", "content": [{"type": "tool_result"',
+  ],
+  ['"content": content, "is_error": is_error})', '"content": content, "is_error": is_error}]})'],
+  ['messages.append({"role": "user", "content": results})', "pass"],
+];
+
 // Each a way to break the lesson, with the scenario that must catch it and the reason it gives.
 const BROKEN: { name: string; edits: [string, string][]; scenario: string; message: string }[] = [
   {
@@ -255,17 +277,7 @@ const BROKEN: { name: string; edits: [string, string][]; scenario: string; messa
   },
   {
     name: "one-message-per-result",
-    edits: [
-      [
-        'results.append({"type": "tool_result"',
-        'messages.append({"role": "user", "content": [{"type": "tool_result"',
-      ],
-      [
-        '"content": content, "is_error": is_error})',
-        '"content": content, "is_error": is_error}]})',
-      ],
-      ['messages.append({"role": "user", "content": results})', "pass"],
-    ],
+    edits: ONE_MESSAGE_PER_RESULT,
     scenario: "parallel-tool-calls",
     message:
       "both tool_result blocks should sit in one user message right after the assistant turn",
@@ -286,14 +298,148 @@ const BROKEN: { name: string; edits: [string, string][]; scenario: string; messa
     name: "reads-only-the-first-line",
     edits: [
       [
-        "            run_agent(line, complete, max_steps)",
-        "            return run_agent(line, complete, max_steps)",
+        "            run_agent(line, complete, options.max_steps)",
+        "            return run_agent(line, complete, options.max_steps)",
       ],
     ],
     scenario: "repl-runs-each-line",
     message: "expected one echo tool call per input line, `one` then `two`",
   },
+  {
+    name: "trusts-the-input",
+    edits: [
+      [
+        '    try:\n        inspect.signature(function).bind(**args)\n    except TypeError as exc:\n        return f"bad arguments for {name}: {exc}", True\n',
+        "",
+      ],
+    ],
+    scenario: "tool-input-not-object-answered",
+    message:
+      "the call's tool_result, with its id, should go back in the next user message: an input that is not an object must not stop the run",
+  },
+  {
+    name: "mock-needs-a-key",
+    edits: [['    if name == "mock":\n        return mock\n', ""]],
+    scenario: "mock-offline",
+    message: "exit code should be 0 (the mock needs nothing)",
+  },
 ];
+
+// Where the Python course's published Day 1 and Day 2 code (origin-course.md; issue #26) reads the
+// course material otherwise than the seeds: its mock strips only its own Chinese phrase; Typer's
+// prompt prints `>: ` before the output and ends the REPL on `Aborted.` with exit 1; each REPL line
+// prints the header again; an input that is not an object becomes {} and the tool runs; no argument
+// is checked; the loop ends only when no tool is called; each result goes in a message of its own.
+const PUBLISHED: [string, string][] = [
+  ["def echo(text):", 'def echo(text="", **_):'],
+  ["def system_date():", "def system_date(**_):"],
+  [
+    '    try:\n        inspect.signature(function).bind(**args)\n    except TypeError as exc:\n        return f"bad arguments for {name}: {exc}", True\n',
+    "",
+  ],
+  [
+    '    text = re.sub(r"^echo\\s+", "", last, flags=re.I)\n' +
+      '    text = re.sub(r"\\s+(using|with) the echo tool$", "", text, flags=re.I)\n' +
+      '    text = re.sub(r"[.!?]+$", "", text).strip() or last\n',
+    '    text = last.replace("用 echo 工具说", "").strip() or last\n',
+  ],
+  [
+    '        if stop == "end_turn":',
+    '        if not any(block["type"] == "tool_use" for block in reply["content"]):',
+  ],
+  [
+    '        if stop != "tool_use":\n            print(f"final: Stopped: stop_reason={stop}")\n            return\n',
+    "",
+  ],
+  [
+    "                print(f\"tool_call: {block['name']} {block['input']}\")\n" +
+      '                content, is_error = run_tool(block["name"], block["input"])',
+    '                args = block["input"] if isinstance(block["input"], dict) else {}\n' +
+      "                print(f\"tool_call: {block['name']} {args}\")\n" +
+      '                content, is_error = run_tool(block["name"], args)',
+  ],
+  ...ONE_MESSAGE_PER_RESULT,
+  [
+    'print(f"final: Stopped: step budget of {max_steps} used up.")',
+    'print(f"final: reached max_steps={max_steps}")',
+  ],
+  [
+    "    for line in sys.stdin:\n        line = line.strip()\n",
+    "    while True:\n" +
+      '        print(">: ", end="", flush=True)\n' +
+      "        line = sys.stdin.readline()\n" +
+      "        if not line:\n" +
+      '            print("Aborted.", file=sys.stderr)\n' +
+      "            sys.exit(1)\n" +
+      "        line = line.strip()\n",
+  ],
+  [
+    "            run_agent(line, complete, options.max_steps)",
+    "            header(options)\n            run_agent(line, complete, options.max_steps)",
+  ],
+];
+
+// Its notes: the seeds fixture's, less `max-steps-text` and `stop-sequence-text` (it prints
+// `reached max_steps=N`, and the text of a reply without tool calls), plus the published course's
+// readings: the mock's reduction, Typer's REPL, and {} for an input that is not an object.
+const PUBLISHED_NOTES: Record<string, string[]> = {
+  "day-1": [
+    "exact-output",
+    "prompt-reduction-echo",
+    "prompt-reduction",
+    "repl-runs-each-line-text",
+    "repl-help-exit",
+    "repl-end-of-input",
+    "repl-unknown-command",
+    "bad-cwd-fails",
+    "usage-cwd-missing",
+    "usage-cwd-file",
+    "usage-unknown-option",
+    "usage-missing-value",
+  ],
+  "day-2-v3": [
+    "stop-max_tokens-text",
+    "stop-refusal-text",
+    "bad-arguments-missing-text",
+    "bad-arguments-wrong-type",
+    "bad-arguments-wrong-type-text",
+    "bad-arguments-unexpected-text",
+    "mock-offline-reduction",
+    "header",
+    "api-400-text",
+    "server-error-exhausted",
+    "usage-provider",
+    "usage-max-steps-zero",
+    "usage-max-steps-negative",
+    "usage-max-steps-fraction",
+    "usage-max-steps-text",
+    "unknown-tool-text",
+    "tool-input-not-object",
+    "tool-input-not-object-text",
+    "repl-runs-each-line-text",
+    "repl-help-exit",
+    "repl-end-of-input",
+    "repl-unknown-command",
+    "missing-key-text",
+    "auth-failure-text",
+    "retry-overloaded",
+    "connection-refused",
+    "timeout",
+    ...NOT_THE_API_AND_CTRL_C,
+  ],
+};
+
+// What a project written from the published course fails: this course's lessons, each named in
+// docs/python-learners.md. Day 1 has none.
+const PUBLISHED_MISSES: Record<string, string[]> = {
+  "day-1": [],
+  "day-2-v3": [
+    "stop-max_tokens",
+    "bad-arguments-missing",
+    "bad-arguments-unexpected",
+    "parallel-tool-calls",
+  ],
+};
 
 describe.skipIf(!HAS_PYTHON)(
   "a Python project written from the course texts (needs python3)",
@@ -306,6 +452,20 @@ describe.skipIf(!HAS_PYTHON)(
         expect(run.exitCode).toBe(0);
         expect(noteIds(run.stdoutLines)).toEqual(notes);
         expect(run.stdoutLines.at(-1)).toBe(`highest stage passed: ${stage}`);
+      },
+      WHOLE_CONTRACT_MS,
+    );
+
+    test.each(Object.entries(PUBLISHED_MISSES))(
+      "the published course's project fails only this course's lessons at %s",
+      async (stage, misses) => {
+        const run = await check([stage, "--cmd", atStage(stage, `published-${stage}`, PUBLISHED)]);
+        expect(failIds(run.stdoutLines)).toEqual(misses);
+        expect(noteIds(run.stdoutLines)).toEqual(PUBLISHED_NOTES[stage]);
+        expect(run.exitCode).toBe(misses.length === 0 ? 0 : 1);
+        expect(run.stdoutLines.at(-1)).toBe(
+          `highest stage passed: ${misses.length === 0 ? stage : "none"}`,
+        );
       },
       WHOLE_CONTRACT_MS,
     );

@@ -15,7 +15,7 @@ if (!HAS_PYTHON) console.warn("python3 is not installed: the Python project test
 
 // A directory for one test file's programs, removed when the file's tests are done.
 // A whole contract is about sixty runs of Python, two at a time: minutes, not one spawn's 30 s.
-export const WHOLE_CONTRACT_MS = 180_000;
+export const WHOLE_CONTRACT_MS = 300_000;
 
 export function pythonProjects(prefix: string) {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -46,7 +46,16 @@ export function pythonProjects(prefix: string) {
 
 // The ids of the NOTE lines of a check's output, in order.
 export function noteIds(stdoutLines: string[]): string[] {
+  return idsOf(stdoutLines, "NOTE  ");
+}
+
+// The ids of the FAIL lines of a check's output, in order.
+export function failIds(stdoutLines: string[]): string[] {
+  return idsOf(stdoutLines, "FAIL  ");
+}
+
+function idsOf(stdoutLines: string[], verdict: string): string[] {
   return stdoutLines
-    .filter((line) => line.startsWith("NOTE  "))
+    .filter((line) => line.startsWith(verdict))
     .map((line) => line.replace(/.*\[(.*)\]$/, "$1"));
 }

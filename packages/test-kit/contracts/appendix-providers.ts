@@ -818,7 +818,8 @@ const CHOOSING_SCENARIOS: Scenario[] = [
     id: "auto-no-key",
     title: "with no key at all, auto runs the offline mock",
     level: "core",
-    args: ["echo hi using the echo tool"],
+    // A prompt every mock echoes as it is (day-2-v3's mock-offline).
+    args: ["hi"],
     env: NO_KEYS,
     server: { steps: [] },
     judgements: [

@@ -17,6 +17,9 @@ const MOCK = "docs/day-1.md#v2-a-mock-model";
 const LOOP = "docs/day-1.md#v3-tools-and-the-loop";
 const REPL = "docs/day-1.md#the-repl-and-the-working-directory";
 
+// Lines every mock of the course material echoes as they are.
+const REPL_LINES = "one\ntwo\n";
+
 export const day1: Contract = {
   stage: "day-1",
   title: "Day 1: mock echo loop",
@@ -25,7 +28,8 @@ export const day1: Contract = {
       id: "echo-round-trip",
       title: "one prompt runs one echo tool round",
       level: "core",
-      args: ["echo hi using the echo tool"],
+      // A prompt with nothing to strip: every mock of the course material echoes it as it is.
+      args: ["hi"],
       judgements: [
         exitCode(LOOP, 0, "a finished run exits 0"),
         judge(
@@ -67,6 +71,17 @@ export const day1: Contract = {
       ],
     },
     {
+      id: "prompt-reduction-echo",
+      title: "the mock drops a leading `echo ` and a trailing `using the echo tool`",
+      level: "conformance",
+      args: ["echo hi using the echo tool"],
+      judgements: [
+        judge(MOCK, 'expected `tool_call: echo {"text": "hi"}` for this prompt', (o) =>
+          sameJson(toolCalls(o)[0]?.arguments, { text: "hi" }),
+        ),
+      ],
+    },
+    {
       id: "prompt-reduction",
       title: "the mock echoes the prompt itself when there is nothing to strip",
       level: "conformance",
@@ -86,7 +101,7 @@ export const day1: Contract = {
       id: "cwd-option",
       title: "--cwd is shown resolved in the header",
       level: "core",
-      args: (context) => ["--cwd", context.dir, "echo hi"],
+      args: (context) => ["--cwd", context.dir, "hi"],
       judgements: [
         exitCode(REPL, 0, "a finished run exits 0"),
         judge(REPL, "the header should show `cwd: <the directory given to --cwd>`", (o) =>
@@ -99,16 +114,30 @@ export const day1: Contract = {
       title: "with no prompt, each line of input is a fresh run",
       level: "core",
       args: [],
-      stdin: "echo one\necho two\n",
+      stdin: REPL_LINES,
       judgements: [
-        exitCode(REPL, 0, "end of input ends the REPL normally"),
         judge(REPL, "expected one echo tool call per input line, `one` then `two`", (o) =>
           sameJson(replToolArguments(o), [{ text: "one" }, { text: "two" }]),
         ),
+      ],
+    },
+    // How the REPL ends and what it prints around the runs is this course's (DESIGN.md §3.0): the
+    // Python course prompts with Typer, which prints `>: ` and ends on `Aborted.` with exit 1.
+    {
+      id: "repl-runs-each-line-text",
+      title: "the REPL prints the header once and no prompt, and end of input exits 0",
+      level: "conformance",
+      args: [],
+      stdin: REPL_LINES,
+      judgements: [
+        exitCode(REPL, 0, "end of input ends the REPL normally"),
         judge(
           REPL,
           "the header should be printed once, not per line",
-          (o) => o.stdoutLines.filter((line) => line === "Agent Code").length === 1,
+          (o) => o.stdoutLines.filter((line) => line.endsWith("Agent Code")).length === 1,
+        ),
+        judge(REPL, "piped input must not print a `>` prompt", (o) =>
+          o.stdoutLines.every((line) => !line.startsWith(">")),
         ),
       ],
     },

@@ -274,10 +274,29 @@ export const day2v2: Contract = {
         ),
       ],
     },
+    // The Python course turns an input that is not an object into {} and runs the tool; seed 001
+    // refuses it. Every reading answers the call: core asks that; is_error is this course's lesson.
+    {
+      id: "tool-input-not-object-answered",
+      title: "a tool_use whose input is not an object still gets its tool_result",
+      level: "core",
+      args: ["echo hi"],
+      server: { steps: stringInputSteps("echo") },
+      judgements: [
+        judge(
+          V2,
+          "the call's tool_result, with its id, should go back in the next user message: an input that is not an object must not stop the run",
+          (o) => {
+            const results = toolResults(secondRequestMessages(o)[2]);
+            return results.length === 1 && results[0]?.tool_use_id === "toolu_bad_1";
+          },
+        ),
+      ],
+    },
     {
       id: "tool-input-not-object",
       title: "a tool_use whose input is not an object: the tool does not run; is_error goes back",
-      level: "core",
+      level: "conformance",
       args: ["echo hi"],
       server: { steps: stringInputSteps("echo") },
       judgements: [

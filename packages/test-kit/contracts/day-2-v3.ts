@@ -24,6 +24,8 @@ const STOP = "docs/day-2.md#stop-reasons";
 const MISTAKES = "docs/day-2.md#model-mistakes-and-tool-bugs";
 const TOUCHES = "docs/day-2.md#finishing-touches";
 
+const NO_KEY = { ANTHROPIC_AUTH_TOKEN: undefined, ANTHROPIC_API_KEY: undefined };
+
 const CHAIN_PROMPT =
   "Don't answer directly. First call system_date for today's date. Then call echo to repeat back what system_date returned. Then answer.";
 
@@ -297,12 +299,31 @@ export const day2v3: Contract = {
       { text: "hi", loud: true },
       'bad arguments for echo: unexpected property "loud"',
     ),
+    // A prompt every mock of the course material echoes as it is; the reduction of `echo … using
+    // the echo tool` is this course's mock (day-1's prompt-reduction-echo).
     {
       id: "mock-offline",
       title: "--provider mock runs offline with no key and no server",
       level: "core",
+      args: ["--provider", "mock", "hi"],
+      env: NO_KEY,
+      judgements: [
+        exitCode(TOUCHES, 0, "the mock needs nothing"),
+        judge(
+          TOUCHES,
+          'expected `tool_call: echo {"text": "hi"}` and `observation: hi`',
+          (o) =>
+            sameJson(toolCalls(o)[0]?.arguments, { text: "hi" }) &&
+            sameJson(observations(o), ["hi"]),
+        ),
+      ],
+    },
+    {
+      id: "mock-offline-reduction",
+      title: "--provider mock, offline, reduces `echo hi using the echo tool` to `hi`",
+      level: "conformance",
       args: ["--provider", "mock", "echo hi using the echo tool"],
-      env: { ANTHROPIC_AUTH_TOKEN: undefined, ANTHROPIC_API_KEY: undefined },
+      env: NO_KEY,
       judgements: [
         exitCode(TOUCHES, 0, "the mock needs nothing"),
         judge(
@@ -402,12 +423,19 @@ export const day2v3: Contract = {
       "unknown-tool",
       "unknown-tool-text",
       "unknown-blocks",
+      "tool-input-not-object-answered",
       "tool-input-not-object",
       "tool-input-not-object-text",
     ]),
     ...keepScenarios(
       day1,
-      ["repl-runs-each-line", "repl-help-exit", "repl-end-of-input", "repl-unknown-command"],
+      [
+        "repl-runs-each-line",
+        "repl-runs-each-line-text",
+        "repl-help-exit",
+        "repl-end-of-input",
+        "repl-unknown-command",
+      ],
       {
         args: ["--provider", "mock"],
       },
