@@ -19,6 +19,7 @@ export {
   runKey,
   runScenario,
   type Scenario,
+  type ScenarioContext,
   type ScenarioResult,
   type ScenarioRun,
   type SharedRuns,
@@ -41,6 +42,7 @@ export {
   validateResponsesRequest,
 } from "./openai-validator.ts";
 export { type CliRun, type RunCliOptions, runCli, splitCommand } from "./run-cli.ts";
+export { type FileEntry, type FileState, readFolder } from "./scenario-folder.ts";
 export {
   type RecordedTool,
   ScriptedProvider,
