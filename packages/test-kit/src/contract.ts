@@ -20,6 +20,13 @@ import {
 } from "./scenario-folder.ts";
 import { type FakeServer, type RecordedRequest, type Step, startFakeServer } from "./server.ts";
 import type { TraceEntry } from "./trace.ts";
+import {
+  startFakeWeb,
+  TAVILY_CANARY,
+  type WebRequest,
+  type WebRoutes,
+  type WebSearch,
+} from "./web-server.ts";
 
 // core: what the lesson teaches, true of any correct project in any language.
 // conformance: this repository's own texts and knobs.
@@ -34,6 +41,8 @@ export interface ScenarioContext {
   work: string;
   // The fake server's base URL, when the scenario has a server.
   serverUrl?: string;
+  // The fake web's base URL, when the scenario has a web.
+  webUrl?: string;
 }
 
 export interface Observed {
@@ -53,6 +62,8 @@ export interface Observed {
   // The paths (relative to `context.dir`) outside the work folder that the run changed, added or
   // removed.
   outsideChanged: string[];
+  // What the fake web received, in order (empty without a web).
+  webRequests: WebRequest[];
   // True when the command exited but left a process holding its output open, which was stopped.
   leftRunning: boolean;
 }
@@ -81,6 +92,12 @@ export interface Scenario {
     flavour?: "anthropic" | "deepseek";
     key?: string;
     steps: Step[] | ((context: ScenarioContext) => Step[]);
+  };
+  // A fake web for this run (context.webUrl): pages, redirects, faults and search providers.
+  // Routes may be built per run, to name the web's own URL.
+  web?: {
+    routes?: WebRoutes | ((context: ScenarioContext) => WebRoutes);
+    search?: WebSearch;
   };
   // Files written into the scenario's directory before the run: path (below it, `/`) -> text,
   // bytes, `{ symlink: target }` or `{ text, mtime }`. Work-folder files go under `work/`.
@@ -234,10 +251,10 @@ export async function runScenario(
  * else the scenario itself (a function among the inputs may give each run something else).
  */
 export function runKey(scenario: Scenario): string | Scenario {
-  const { args, stdin, env, server, files, startIn, interrupt } = scenario;
+  const { args, stdin, env, server, web, files, startIn, interrupt } = scenario;
   if (typeof args === "function" || files !== undefined) return scenario;
   let plain = true;
-  const inputs = { args, stdin, env, server, startIn, interrupt };
+  const inputs = { args, stdin, env, server, web, startIn, interrupt };
   const key = JSON.stringify(inputs, (_name, value) => {
     if (typeof value === "function" || value instanceof Uint8Array) plain = false;
     // An env value of undefined unsets the variable, which is not the same as leaving it out.
@@ -251,11 +268,15 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
   const server = scenario.server
     ? await startFakeServer({ flavour: scenario.server.flavour, key: scenario.server.key })
     : undefined;
+  const web = scenario.web
+    ? await startFakeWeb(scenario.web.search ? { search: scenario.web.search } : {})
+    : undefined;
   const context: ScenarioContext = {
     dir,
     file: join(dir, "not-a-directory.txt"),
     work: join(dir, WORK),
     ...(server === undefined ? {} : { serverUrl: server.url }),
+    ...(web === undefined ? {} : { webUrl: web.url }),
   };
   const finished = new AbortController();
   try {
@@ -264,6 +285,8 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
     writeFiles(dir, scenario.files?.(context) ?? {});
     const steps = scenario.server?.steps;
     server?.script(typeof steps === "function" ? steps(context) : (steps ?? []));
+    const routes = scenario.web?.routes;
+    web?.routes(typeof routes === "function" ? routes(context) : (routes ?? {}));
     const outsideBefore = outsideOf(readFolder(dir), WORK);
     const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
     const env = {
@@ -272,6 +295,11 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       OPENAI_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
       OPENAI_CHAT_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
       ANTHROPIC_AUTH_TOKEN: CANARY_TOKEN,
+      // The web tools' knobs: the fake web is on loopback, which a fetch guard refuses unless
+      // told; search goes to the fake web (or a dead port), with a canary key.
+      AGENT_CODE_ALLOW_LOCAL_FETCH: "1",
+      AGENT_CODE_SEARCH_BASE_URL: web?.url ?? DEAD_URL,
+      TAVILY_API_KEY: TAVILY_CANARY,
       ...scenario.env,
     };
     const after = scenario.interrupt?.afterRequests;
@@ -299,6 +327,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       context,
       files: {},
       outsideChanged: [],
+      webRequests: web?.requests() ?? [],
       leftRunning: run.leftRunning === true,
     };
     // Read back before anything closes: a step may still be writing when the server stops.
@@ -309,6 +338,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
   } finally {
     finished.abort();
     await server?.close();
+    await web?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

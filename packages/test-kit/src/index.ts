@@ -76,3 +76,16 @@ export {
 export { signThinking, verifyThinking } from "./signature.ts";
 export { parseArguments, parsePythonLiteral, parseTrace, type TraceEntry } from "./trace.ts";
 export { type ValidateOptions, type Violation, validateRequest } from "./validator.ts";
+export {
+  BRAVE_CANARY,
+  type FakeWeb,
+  type FakeWebOptions,
+  type SearchHit,
+  type SearchQuery,
+  startFakeWeb,
+  TAVILY_CANARY,
+  type WebRequest,
+  type WebRoute,
+  type WebRoutes,
+  type WebSearch,
+} from "./web-server.ts";
