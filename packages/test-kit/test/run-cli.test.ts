@@ -78,6 +78,35 @@ setInterval(() => {}, 1000);
   await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
 }, 30_000);
 
+test("the caller's search keys do not reach the child", async () => {
+  process.env.TAVILY_API_KEY = "tvly-caller-canary";
+  process.env.BRAVE_API_KEY = "BSA-caller-canary";
+  process.env.AGENT_CODE_SEARCH_BASE_URL = "https://example.invalid";
+  const run = await runCli(printEnv, []);
+  expect(run.stdout).not.toContain("caller-canary");
+  expect(run.stdout).not.toContain("example.invalid");
+});
+
+test("a run ends when the command exits, though a child it left holds stdout", async () => {
+  // The shell exits at once; `sleep` keeps the output pipes open for far longer than the timeout.
+  const run = await runCli(["sh", "-c", "echo started; sleep 300 & echo $!; exit 4"], [], {
+    timeoutMs: 20_000,
+  });
+  expect(run.timedOut).toBe(false);
+  expect(run.exitCode).toBe(4);
+  expect(run.leftRunning).toBe(true);
+  expect(run.stdoutLines[0]).toBe("started");
+  const pid = Number(run.stdoutLines[1]);
+  expect(pid).toBeGreaterThan(0);
+  await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
+}, 30_000);
+
+test("a command whose pipes close as it exits was not left running", async () => {
+  const run = await runCli(["sh", "-c", "sleep 0.2; echo done"], []);
+  expect(run.stdoutLines).toEqual(["done"]);
+  expect(run.leftRunning).toBeUndefined();
+});
+
 test("a program that does not exist is reported, not thrown", async () => {
   const run = await runCli(["agent-code-no-such-program"], []);
   expect(run.spawnError).toMatch(/ENOENT/);
