@@ -118,7 +118,7 @@ function lineOf(text: string, needle: string): number {
 
 test("the real tree passes docs:check", async () => {
   expect(await problems(ROOT)).toEqual([]);
-});
+}, 60_000);
 
 test("generate fills every kind of block and figure, and the overlay then passes", async () => {
   const page = readFileSync(join(base, FIXTURE), "utf8");
@@ -260,3 +260,32 @@ test("docs.ts takes generate or check and nothing else", async () => {
   expect(run.exitCode).toBe(2);
   expect(run.stderr).toBe("error: usage: pnpm docs:generate, or pnpm docs:check\n");
 }, 30_000);
+
+test("a lesson page that leaves one block out fails, counting the lines it no longer shows", async () => {
+  const page = "docs/day-1.md";
+  const root = drifted(page, (text) =>
+    text.replace(/<!-- code: day-1\/src\/tools\.ts#defaultTools -->\n```ts\n[^`]*```\n/, ""),
+  );
+  const found = await checkDocs(root, sources);
+  expect(found.lessons).toContainEqual({ stage: "day-1", changed: 244, shown: 238 });
+  expect(found.problems.map(formatProblem)).toContain(
+    "docs/day-1.md: day-1: 238 of 244 changed lines shown; show the rest in code or diff blocks (`pnpm stage-diff day-1` lists them)",
+  );
+}, 60_000);
+
+test("a lesson page whose block uses a name a later block brings fails", async () => {
+  const block = (name: string) =>
+    new RegExp(`<!-- code: day-1/src/tools\\.ts#${name} -->\n\`\`\`ts\n[\\s\\S]*?\n\`\`\`\n`);
+  const root = drifted("docs/day-1.md", (text) => {
+    const first = block("ToolFunction").exec(text)?.[0] ?? "";
+    const second = block("Tool").exec(text)?.[0] ?? "";
+    // Tool comes before the ToolFunction type it uses.
+    return text.replace(first, "@@FIRST@@").replace(second, first).replace("@@FIRST@@", second);
+  });
+  const found = (await checkDocs(root, sources)).problems.map(formatProblem);
+  expect(found).toContainEqual(
+    expect.stringMatching(
+      /^docs\/day-1\.md:\d+: <!-- code: day-1\/src\/tools\.ts#Tool --> uses ToolFunction, which day-1's page shows only later$/,
+    ),
+  );
+}, 60_000);

@@ -1,0 +1,48 @@
+// Every lesson typed in as its page shows it: at each checkpoint the project type-checks with the
+// starter's tsconfig and the scenarios its box names pass; at the lesson's end its src/ is the
+// stage's and the stage's whole contract passes on it (decision 0031).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, onTestFinished, test } from "vitest";
+import { ROOT } from "../lib/command.ts";
+import { lessonsOf, replayLesson, stageFiles } from "../lib/docs-lessons.ts";
+import { pagePaths, scanPage } from "../lib/docs-pages.ts";
+import {
+  failingScenarios,
+  removeProject,
+  typeErrors,
+  writeProject,
+} from "../lib/docs-replay-run.ts";
+import { UNFINISHED_LESSONS } from "../lib/docs-tree.ts";
+
+const pages = pagePaths(ROOT).map((file) => ({
+  file,
+  blocks: scanPage(file, readFileSync(join(ROOT, file), "utf8")).blocks,
+}));
+const lessons = lessonsOf(pages).filter((lesson) => !UNFINISHED_LESSONS.includes(lesson.stage));
+
+test.each(lessons.map((lesson) => [lesson.stage, lesson] as const))(
+  "%s: every checkpoint type-checks and passes its scenarios; the end is the stage",
+  async (_stage, lesson) => {
+    const replayed = replayLesson(lesson);
+    expect(replayed.problems).toEqual([]);
+    for (const { checkpoint, files } of replayed.checkpoints) {
+      const dir = writeProject(lesson.stage, files);
+      onTestFinished(() => removeProject(dir));
+      const where = `${checkpoint.file}:${checkpoint.line}`;
+      expect(typeErrors(dir), `tsc at ${where}`).toBe("");
+      expect(
+        await failingScenarios(checkpoint.stage, dir, checkpoint.scenarios),
+        `scenarios at ${where}`,
+      ).toEqual([]);
+    }
+    expect(Object.fromEntries(replayed.files)).toEqual(
+      Object.fromEntries(stageFiles(lesson.stage)),
+    );
+    const dir = writeProject(lesson.stage, replayed.files);
+    onTestFinished(() => removeProject(dir));
+    expect(typeErrors(dir)).toBe("");
+    expect(await failingScenarios(lesson.stage, dir)).toEqual([]);
+  },
+  180_000,
+);
