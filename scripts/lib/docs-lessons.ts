@@ -12,6 +12,7 @@ import {
   headEnd,
   IMPORTS,
   memberSpans,
+  type Piece,
   parseFile,
   pieces,
 } from "./docs-code.ts";
@@ -154,9 +155,17 @@ function applyCode(files: Files, arg: string): string | undefined {
   const isStatement = stagePieces.some(
     (piece) => piece.name === name && declaredNames(piece.statement).length === 0,
   );
-  const replaced = ownPieces.filter((piece) =>
-    isStatement ? declaredNames(piece.statement).length === 0 : piece.names.includes(name),
-  );
+  // A statement replaces the one of the same name or, when there is none, the statements the
+  // stage no longer has (the starter's placeholder line, say).
+  const sameName = ownPieces.filter((piece) => piece.names.includes(name));
+  const replaced =
+    sameName.length > 0 || !isStatement
+      ? sameName
+      : ownPieces.filter(
+          (piece) =>
+            declaredNames(piece.statement).length === 0 &&
+            !stagePieces.some((other) => other.name === piece.name),
+        );
   if (replaced.length > 0) {
     let result = own;
     // Bottom to top; the first takes the new text, the others go.
@@ -170,35 +179,44 @@ function applyCode(files: Files, arg: string): string | undefined {
     files.set(path, result);
     return undefined;
   }
-  files.set(path, insertPiece(own, path, ownPieces, stagePieces, name, text));
+  files.set(path, insertPiece(own, path, ownPieces, stagePieces, stageText, name, text));
   return undefined;
 }
 
 // Inserts after the nearest piece that comes before it in the stage and is already there; or
-// after the file's top when none is.
+// after the file's top when none is. The blank lines around it are the stage's.
 function insertPiece(
   own: string,
   path: string,
-  ownPieces: ReturnType<typeof pieces>,
-  stagePieces: ReturnType<typeof pieces>,
+  ownPieces: Piece[],
+  stagePieces: Piece[],
+  stageText: string,
   name: string,
   text: string,
 ): string {
   const index = stagePieces.findIndex((piece) => piece.name === name);
+  const piece = stagePieces[index];
+  const gap = (from: number, to: number) => {
+    const between = stageText.slice(from, to);
+    return /^\n+$/.test(between) ? between.length - 1 : 1;
+  };
+  const next = stagePieces[index + 1];
+  const after = piece !== undefined && next !== undefined ? gap(piece.to, next.from) : 1;
   for (const earlier of stagePieces.slice(0, Math.max(0, index)).reverse()) {
-    const there = ownPieces.find((piece) => piece.name === earlier.name);
-    if (there !== undefined)
-      return joinParts(joinParts(own.slice(0, there.to), text), own.slice(there.to));
+    const there = ownPieces.find((candidate) => candidate.name === earlier.name);
+    if (there === undefined) continue;
+    const before = piece === undefined ? 1 : gap(earlier.to, piece.from);
+    return joinParts(joinParts(own.slice(0, there.to), text, before), own.slice(there.to), after);
   }
   const end = headEnd(own, parseFile(own, path).program.body);
-  return joinParts(joinParts(own.slice(0, end), text), own.slice(end));
+  return joinParts(joinParts(own.slice(0, end), text), own.slice(end), after);
 }
 
 function applyMember(
   files: Files,
   path: string,
   own: string,
-  ownPieces: ReturnType<typeof pieces>,
+  ownPieces: Piece,
   stageText: string,
   outer: string,
   member: string,
@@ -245,12 +263,12 @@ function applyMember(
   return undefined;
 }
 
-// Two parts of a file with one blank line between them, or a file's end.
-function joinParts(before: string, after: string): string {
+// Two parts of a file with blank lines (one unless told) between them, or a file's end.
+function joinParts(before: string, after: string, blank = 1): string {
   const head = before.replace(/\n+$/, "");
   const tail = after.replace(/^\n+/, "");
   if (head === "") return tail;
-  return tail === "" ? `${head}\n` : `${head}\n\n${tail}`;
+  return tail === "" ? `${head}\n` : `${head}\n${"\n".repeat(blank)}${tail}`;
 }
 
 // A stage diff (or one file's part): each hunk's old lines are found in the file and replaced by
@@ -487,7 +505,7 @@ export function declaredIn(files: Files): Set<string> {
   return names;
 }
 
-function safePieces(text: string, path: string): ReturnType<typeof pieces> {
+function safePieces(text: string, path: string): Piece {
   try {
     return pieces(text, path);
   } catch {

@@ -48,7 +48,7 @@ export async function failingScenarios(
     command: [process.execPath, bundle],
     cwd: dir,
     only,
-    concurrency: 2,
+    concurrency: 4,
     timeoutMs: 20_000,
   });
   return result.scenarios

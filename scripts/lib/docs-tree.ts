@@ -54,7 +54,6 @@ export interface DocsReport {
 // Lessons whose pages do not show every changed line yet: reported, not failed. Empty it as
 // each page is finished (decision 0031).
 export const UNFINISHED_LESSONS: string[] = [
-  "day-2-v1",
   "day-2-v2",
   "day-2-v3",
   "day-2-challenges",
