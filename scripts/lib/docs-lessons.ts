@@ -216,7 +216,7 @@ function applyMember(
   files: Files,
   path: string,
   own: string,
-  ownPieces: Piece,
+  ownPieces: Piece[],
   stageText: string,
   outer: string,
   member: string,
@@ -505,7 +505,7 @@ export function declaredIn(files: Files): Set<string> {
   return names;
 }
 
-function safePieces(text: string, path: string): Piece {
+function safePieces(text: string, path: string): Piece[] {
   try {
     return pieces(text, path);
   } catch {
