@@ -61,6 +61,7 @@ export function stageFiles(stage: string): Files {
 export function blockStage(block: Block): string | undefined {
   if (block.kind === "code") return block.arg.split("/")[0];
   if (block.kind === "diff") return /^\S+\.\.(\S+)/.exec(block.arg)?.[1];
+  if (block.kind === "delete") return block.arg.split(/\s+/)[0];
   return undefined;
 }
 
@@ -119,6 +120,19 @@ export function checkpointBox(checkpoint: { stage: string; scenarios: string[] }
 export function applyBlock(files: Files, block: Block): string | undefined {
   if (block.kind === "code") return applyCode(files, block.arg);
   if (block.kind === "diff") return applyDiff(files, block.arg);
+  if (block.kind === "delete") return applyDelete(files, block.arg);
+  return undefined;
+}
+
+function applyDelete(files: Files, arg: string): string | undefined {
+  const [, path = "", name = ""] = /^\S+\s+src\/(\S+)#(\S+)$/.exec(arg) ?? [];
+  const own = files.get(path);
+  const piece =
+    own === undefined
+      ? undefined
+      : pieces(own, path).find((candidate) => candidate.names.includes(name));
+  if (own === undefined || piece === undefined) return `src/${path} has no ${name} to delete`;
+  files.set(path, joinParts(own.slice(0, piece.from), own.slice(piece.to)));
   return undefined;
 }
 

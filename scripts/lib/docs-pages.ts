@@ -13,7 +13,7 @@ export interface Problem {
   message: string;
 }
 
-export type BlockKind = "code" | "diff" | "replay" | "check";
+export type BlockKind = "code" | "diff" | "replay" | "check" | "delete";
 
 // `<!-- code: day-2-v3/src/agent.ts#runAgent -->` on the line right before a fenced block.
 export interface Block {
@@ -54,7 +54,7 @@ export interface ScannedPage {
 // The markdown files outside docs/ that may carry markers and whose links are checked.
 const OTHER_PAGES = ["README.md", "CONTRIBUTING.md", "SECURITY.md", "starter/README.md"];
 
-const MARKER = /^<!--\s*(code|diff|replay|check):\s*(.*?)\s*-->\s*$/;
+const MARKER = /^<!--\s*(code|diff|replay|check|delete):\s*(.*?)\s*-->\s*$/;
 // A checkpoint's box runs from its marker to this line.
 export const CHECK_END = "<!-- /check -->";
 const FIGURE = /<!--\s*stat:\s*(.*?)\s*-->(.*?)<!--\s*\/stat\s*-->/g;
