@@ -307,19 +307,41 @@ function applyDiff(files: Files, arg: string): string | undefined {
       files.set(path, next);
       continue;
     }
-    let lines = own.split("\n");
-    for (const hunk of hunks(old.split("\n"), next.split("\n"))) {
-      const at = findLines(lines, hunk.old, hunk.at);
-      if (at !== -1) {
-        lines = [...lines.slice(0, at), ...hunk.new, ...lines.slice(at + hunk.old.length)];
-        continue;
-      }
-      if (findLines(lines, hunk.new, hunk.at) !== -1) continue;
-      return `its change to src/${path} near line ${hunk.at + 1} does not apply to what the page built so far`;
+    // Hunks as git makes them first; then each change on its own, for a file where code blocks
+    // already showed some of a hunk's changes.
+    let applied: string | { at: number } = { at: 0 };
+    for (const [merge, context] of [
+      [6, 3],
+      [0, 2],
+      [0, 1],
+    ] as const) {
+      const attempt = applyHunks(own, hunks(old.split("\n"), next.split("\n"), merge, context));
+      if (typeof applied !== "string") applied = attempt;
+      if (typeof attempt === "string") break;
     }
-    files.set(path, lines.join("\n"));
+    if (typeof applied !== "string") {
+      return `its change to src/${path} near line ${applied.at + 1} does not apply to what the page built so far`;
+    }
+    files.set(path, applied);
   }
   return undefined;
+}
+
+// The text with every hunk applied; or, when one does not apply, the first of those.
+function applyHunks(own: string, list: Hunk[]): string | { at: number } {
+  let lines = own.split("\n");
+  let failed: Hunk | undefined;
+  for (const hunk of list) {
+    // Already there: a code block showed it.
+    if (findLines(lines, hunk.new, hunk.at) !== -1) continue;
+    const at = findLines(lines, hunk.old, hunk.at);
+    if (at !== -1) {
+      lines = [...lines.slice(0, at), ...hunk.new, ...lines.slice(at + hunk.old.length)];
+      continue;
+    }
+    failed ??= hunk;
+  }
+  return failed === undefined ? lines.join("\n") : { at: failed.at };
 }
 
 function findLines(lines: string[], wanted: string[], near: number): number {
@@ -332,10 +354,17 @@ function findLines(lines: string[], wanted: string[], near: number): number {
   return best;
 }
 
-// The hunks that turn `a` into `b`, with up to three lines of context around each change.
-function hunks(a: string[], b: string[]): { at: number; old: string[]; new: string[] }[] {
+interface Hunk {
+  at: number;
+  old: string[];
+  new: string[];
+}
+
+// The hunks that turn `a` into `b`, with up to `context` lines around each change, changes at most
+// `merge` unchanged lines apart making one hunk.
+function hunks(a: string[], b: string[], merge: number, context: number): Hunk[] {
   const ops = lineDiff(a, b);
-  const result: { at: number; old: string[]; new: string[] }[] = [];
+  const result: Hunk[] = [];
   let index = 0;
   while (index < ops.length) {
     if (ops[index]?.kind === "same") {
@@ -349,22 +378,22 @@ function hunks(a: string[], b: string[]): { at: number; old: string[]; new: stri
       while (end < ops.length && ops[end]?.kind !== "same") end++;
       let gap = end;
       while (gap < ops.length && ops[gap]?.kind === "same") gap++;
-      if (gap < ops.length && gap - end <= 6) {
+      if (gap < ops.length && gap - end <= merge) {
         end = gap;
         continue;
       }
       break;
     }
-    let context = 0;
-    while (start > 0 && ops[start - 1]?.kind === "same" && context < 3) {
+    let around = 0;
+    while (start > 0 && ops[start - 1]?.kind === "same" && around < context) {
       start--;
-      context++;
+      around++;
     }
     let stop = end;
-    context = 0;
-    while (stop < ops.length && ops[stop]?.kind === "same" && context < 3) {
+    around = 0;
+    while (stop < ops.length && ops[stop]?.kind === "same" && around < context) {
       stop++;
-      context++;
+      around++;
     }
     const part = ops.slice(start, stop);
     result.push({

@@ -3,7 +3,7 @@
 // stage's and the stage's whole contract passes on it (decision 0031).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { expect, onTestFinished, test } from "vitest";
+import { expect, test } from "vitest";
 import { ROOT } from "../lib/command.ts";
 import { lessonsOf, replayLesson, stageFiles } from "../lib/docs-lessons.ts";
 import { pagePaths, scanPage } from "../lib/docs-pages.ts";
@@ -21,28 +21,34 @@ const pages = pagePaths(ROOT).map((file) => ({
 }));
 const lessons = lessonsOf(pages).filter((lesson) => !UNFINISHED_LESSONS.includes(lesson.stage));
 
-test.each(lessons.map((lesson) => [lesson.stage, lesson] as const))(
+// Concurrently: most of a lesson's time is its contract waiting on timeouts and retries.
+test.concurrent.each(lessons.map((lesson) => [lesson.stage, lesson] as const))(
   "%s: every checkpoint type-checks and passes its scenarios; the end is the stage",
   async (_stage, lesson) => {
     const replayed = replayLesson(lesson);
     expect(replayed.problems).toEqual([]);
-    for (const { checkpoint, files } of replayed.checkpoints) {
-      const dir = writeProject(lesson.stage, files);
-      onTestFinished(() => removeProject(dir));
-      const where = `${checkpoint.file}:${checkpoint.line}`;
-      expect(typeErrors(dir), `tsc at ${where}`).toBe("");
-      expect(
-        await failingScenarios(checkpoint.stage, dir, checkpoint.scenarios),
-        `scenarios at ${where}`,
-      ).toEqual([]);
+    const dirs: string[] = [];
+    try {
+      for (const { checkpoint, files } of replayed.checkpoints) {
+        const dir = writeProject(lesson.stage, files);
+        dirs.push(dir);
+        const where = `${checkpoint.file}:${checkpoint.line}`;
+        expect(typeErrors(dir), `tsc at ${where}`).toBe("");
+        expect(
+          await failingScenarios(checkpoint.stage, dir, checkpoint.scenarios),
+          `scenarios at ${where}`,
+        ).toEqual([]);
+      }
+      expect(Object.fromEntries(replayed.files)).toEqual(
+        Object.fromEntries(stageFiles(lesson.stage)),
+      );
+      const dir = writeProject(lesson.stage, replayed.files);
+      dirs.push(dir);
+      expect(typeErrors(dir)).toBe("");
+      expect(await failingScenarios(lesson.stage, dir)).toEqual([]);
+    } finally {
+      for (const dir of dirs) removeProject(dir);
     }
-    expect(Object.fromEntries(replayed.files)).toEqual(
-      Object.fromEntries(stageFiles(lesson.stage)),
-    );
-    const dir = writeProject(lesson.stage, replayed.files);
-    onTestFinished(() => removeProject(dir));
-    expect(typeErrors(dir)).toBe("");
-    expect(await failingScenarios(lesson.stage, dir)).toEqual([]);
   },
-  180_000,
+  300_000,
 );
