@@ -52,3 +52,26 @@ test.each(lessons.map((lesson) => [lesson.stage, lesson] as const))(
   },
   400_000,
 );
+
+test("swapping two blocks so that one uses a later name fails the replay at that block", () => {
+  const text = readFileSync(join(ROOT, "docs/day-1.md"), "utf8");
+  const block = (name: string) =>
+    new RegExp(`<!-- code: day-1/src/agent\\.ts#${name} -->\\n\`\`\`ts\\n[\\s\\S]*?\\n\`\`\`\\n`);
+  const first = block("AgentResult").exec(text)?.[0] ?? "";
+  const second = block("runAgent").exec(text)?.[0] ?? "";
+  expect(first).not.toBe("");
+  const swapped = text
+    .replace(first, "@@FIRST@@")
+    .replace(second, first)
+    .replace("@@FIRST@@", second);
+  const [lesson] = lessonsOf([
+    { file: "docs/day-1.md", blocks: scanPage("docs/day-1.md", swapped).blocks },
+  ]);
+  expect(lesson?.stage).toBe("day-1");
+  const replayed = replayLesson(lesson as NonNullable<typeof lesson>);
+  expect(replayed.problems.map((problem) => problem.message)).toEqual([
+    "<!-- code: day-1/src/agent.ts#runAgent --> uses AgentResult, which day-1's page shows only later",
+  ]);
+  // The text still ends as the stage: only the order was wrong, and only the order check saw it.
+  expect(replayed.coverage.shown).toBe(replayed.coverage.changed);
+});
