@@ -289,3 +289,34 @@ test("a lesson page whose block uses a name a later block brings fails", async (
     ),
   );
 }, 60_000);
+
+test("a checkpoint box is generated from its marker, and a marker naming no scenario or a kept declaration fails", async () => {
+  const page = [
+    "# Lesson",
+    "",
+    "<!-- check: day-2-v3 two-step-chain max-steps -->",
+    "<!-- /check -->",
+    "",
+    "<!-- check: day-2-v3 no-such-scenario -->",
+    "<!-- /check -->",
+    "",
+    "<!-- delete: day-2-v3 src/agent.ts#runAgent -->",
+    `${FENCE}diff`,
+    FENCE,
+    "",
+  ].join("\n");
+  const root = drifted(FIXTURE, () => page);
+  const generated = await generateDocs(root, sources);
+  expect(readFileSync(join(root, FIXTURE), "utf8")).toContain(
+    [
+      "<!-- check: day-2-v3 two-step-chain max-steps -->",
+      "> [!TIP]",
+      "> **Checkpoint.** Stop here and check your project: `pnpm check day-2-v3 --only two-step-chain --only max-steps`",
+      "<!-- /check -->",
+    ].join("\n"),
+  );
+  expect(generated.problems.map(formatProblem)).toEqual([
+    "docs/fixture.md:6: <!-- check: day-2-v3 no-such-scenario -->: day-2-v3 has no scenario no-such-scenario",
+    "docs/fixture.md:9: <!-- delete: day-2-v3 src/agent.ts#runAgent -->: day-2-v3 still has runAgent in src/agent.ts",
+  ]);
+}, 60_000);
