@@ -50,6 +50,8 @@ export async function failingScenarios(
     only,
     // pnpm check's own figure on a two-core machine; each scenario keeps its contract's timeout.
     concurrency: 2,
+    // As pnpm check does: a conformance twin is judged on its core scenario's run.
+    sharedRuns: new Map(),
   });
   return result.scenarios
     .filter((scenario) => !scenario.passed)
