@@ -2,7 +2,13 @@
 // replays, figures); `pnpm docs:check` proves they still match and that every link leads
 // somewhere. The rules live in scripts/lib/docs-*.ts; the README's Docs section explains them.
 import { paint, ROOT, runCommand, UsageError, useColour } from "./lib/command.ts";
-import { checkDocs, type DocsReport, formatProblem, generateDocs } from "./lib/docs-tree.ts";
+import {
+  checkDocs,
+  type DocsReport,
+  formatProblem,
+  generateDocs,
+  UNFINISHED_LESSONS,
+} from "./lib/docs-tree.ts";
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
@@ -19,6 +25,12 @@ async function main(): Promise<number> {
     report = generated;
   } else {
     report = await checkDocs(ROOT);
+  }
+  for (const lesson of report.lessons) {
+    const pending = UNFINISHED_LESSONS.includes(lesson.stage) && lesson.shown < lesson.changed;
+    console.log(
+      `${lesson.stage}: ${lesson.shown} of ${lesson.changed} changed lines shown${pending ? " (unfinished, decision 0032)" : ""}`,
+    );
   }
   const colour = useColour(process.stderr);
   for (const problem of report.problems) {

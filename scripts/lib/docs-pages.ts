@@ -13,7 +13,7 @@ export interface Problem {
   message: string;
 }
 
-export type BlockKind = "code" | "diff" | "replay";
+export type BlockKind = "code" | "diff" | "replay" | "check" | "delete";
 
 // `<!-- code: day-2-v3/src/agent.ts#runAgent -->` on the line right before a fenced block.
 export interface Block {
@@ -54,7 +54,9 @@ export interface ScannedPage {
 // The markdown files outside docs/ that may carry markers and whose links are checked.
 const OTHER_PAGES = ["README.md", "CONTRIBUTING.md", "SECURITY.md", "starter/README.md"];
 
-const MARKER = /^<!--\s*(code|diff|replay):\s*(.*?)\s*-->\s*$/;
+const MARKER = /^<!--\s*(code|diff|replay|check|delete):\s*(.*?)\s*-->\s*$/;
+// A checkpoint's box runs from its marker to this line.
+export const CHECK_END = "<!-- /check -->";
 const FIGURE = /<!--\s*stat:\s*(.*?)\s*-->(.*?)<!--\s*\/stat\s*-->/g;
 const FIGURE_OPEN = /<!--\s*stat:/g;
 const INLINE_LINK = /!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
@@ -88,6 +90,30 @@ export function scanPage(file: string, text: string): ScannedPage {
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] ?? "";
     const marker = MARKER.exec(line);
+    if (marker?.[1] === "check" && marker[2] !== undefined) {
+      const close = lines.findIndex(
+        (candidate, at) => at > index && candidate.trim() === CHECK_END,
+      );
+      if (close === -1) {
+        page.problems.push({
+          file,
+          line: index + 1,
+          message: `${line.trim()} needs a ${CHECK_END} line after its box`,
+        });
+        continue;
+      }
+      page.blocks.push({
+        kind: "check",
+        arg: marker[2],
+        line: index + 1,
+        from: index + 1,
+        to: close,
+        fence: "",
+        content: lines.slice(index + 1, close).join("\n"),
+      });
+      index = close;
+      continue;
+    }
     if (marker?.[1] !== undefined && marker[2] !== undefined) {
       const open = /^(`{3,}|~{3,})[^`]*$/.exec(lines[index + 1] ?? "");
       const fence = open?.[1];
@@ -160,6 +186,7 @@ export function fillPage(
 // Why a value cannot go between a block's fences, if it cannot.
 export function fenceConflict(block: Block, value: string): string | undefined {
   const [char] = block.fence;
+  if (char === undefined) return undefined;
   const closes = contentLines(value).findIndex((line) => isClosingFence(line, block.fence));
   if (closes === -1) return undefined;
   return `its line ${closes + 1} would close the ${char === "`" ? "backtick" : "tilde"} fence; use a longer fence`;

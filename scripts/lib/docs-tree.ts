@@ -3,8 +3,17 @@
 // Both take the root of the tree to work on, so a test can point them at a drifted overlay.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
+import { findContract } from "@agent-code/test-kit";
 import { baseOf, STAGES } from "./command.ts";
 import { extractCode } from "./docs-code.ts";
+import {
+  checkCommand,
+  checkpointBox,
+  type LessonCoverage,
+  lessonsOf,
+  parseCheckpoint,
+  replayLesson,
+} from "./docs-lessons.ts";
 import { checkContractLinks, checkPageLinks, type LinkChecker, linkChecker } from "./docs-links.ts";
 import {
   type Block,
@@ -38,7 +47,13 @@ export interface DocsReport {
   figures: number;
   links: number;
   generated: number;
+  // Per lesson, how many of its changed lines of src/ its page shows.
+  lessons: LessonCoverage[];
 }
+
+// Lessons whose pages do not show every changed line yet: reported, not failed. Empty it as
+// each page is finished (decision 0032).
+export const UNFINISHED_LESSONS: string[] = ["appendix-providers"];
 
 const GENERATE = "run `pnpm docs:generate`";
 const GENERATED_DIRS = ["docs/diffs", "docs/replays"];
@@ -113,13 +128,42 @@ async function planDocs(root: string, sources: Sources): Promise<Plan> {
       figures: 0,
       links: 0,
       generated: 0,
+      lessons: [],
     },
   };
   planGenerated(root, sources, plan);
   const check = linkChecker(root);
-  for (const file of pagePaths(root)) await planPage(root, file, sources, check, plan);
+  const pages: { file: string; blocks: Block[] }[] = [];
+  for (const file of pagePaths(root)) {
+    pages.push({ file, blocks: await planPage(root, file, sources, check, plan) });
+  }
   plan.report.problems.push(...checkContractLinks(check));
+  planLessons(
+    pages.filter((page) => LESSON_PAGE.test(page.file)),
+    plan,
+  );
   return plan;
+}
+
+// The pages that teach the lessons; other pages may show code without being typed in.
+const LESSON_PAGE = /^docs\/(?:day-|appendix-)[^/]+\.md$/;
+
+// Every lesson replayed as text: its blocks apply in page order, none uses a name a later block
+// brings, and together they show every changed line.
+function planLessons(pages: { file: string; blocks: Block[] }[], plan: Plan): void {
+  for (const lesson of lessonsOf(pages)) {
+    const replayed = replayLesson(lesson);
+    if (!UNFINISHED_LESSONS.includes(lesson.stage)) plan.report.problems.push(...replayed.problems);
+    plan.report.lessons.push(replayed.coverage);
+    const { stage, changed, shown } = replayed.coverage;
+    if (shown < changed && !UNFINISHED_LESSONS.includes(stage)) {
+      const where = lesson.steps.find((step) => "file" in step);
+      plan.report.problems.push({
+        file: where !== undefined && "file" in where ? where.file : "docs",
+        message: `${stage}: ${shown} of ${changed} changed lines shown; show the rest in code or diff blocks (\`pnpm stage-diff ${stage}\` lists them)`,
+      });
+    }
+  }
 }
 
 async function planPage(
@@ -128,7 +172,7 @@ async function planPage(
   sources: Sources,
   check: LinkChecker,
   plan: Plan,
-): Promise<void> {
+): Promise<Block[]> {
   const text = readFileSync(treePath(root, file), "utf8");
   const page = scanPage(file, text);
   const { problems } = plan.report;
@@ -179,6 +223,7 @@ async function planPage(
   plan.report.blocks += page.blocks.length;
   plan.report.figures += page.figures.length;
   plan.report.links += page.links.length;
+  return page.blocks;
 }
 
 // docs/diffs/<from>..<to>.diff and docs/replays/<stage>-<scenario>.txt.
@@ -217,6 +262,8 @@ type Source = { text: string; name: string } | { error: string };
 
 async function blockSource(root: string, block: Block, sources: Sources): Promise<Source> {
   if (block.kind === "code") return codeSource(root, block.arg);
+  if (block.kind === "check") return checkSource(block);
+  if (block.kind === "delete") return deleteSource(root, block.arg);
   if (block.kind === "replay") {
     const text = sources.replays.get(block.arg);
     if (text !== undefined) {
@@ -260,6 +307,39 @@ function codeSource(root: string, arg: string): Source {
   } catch (error) {
     return { error: (error as Error).message };
   }
+}
+
+// "day-2-v2 src/model.ts#toMessageParam": a declaration the stage's base has and the stage does
+// not, shown as the lines to delete.
+function deleteSource(root: string, arg: string): Source {
+  const match = /^(\S+)\s+(src\/\S+)#([\w$]+(?:\.[\w$]+)?)$/.exec(arg);
+  const [, stage = "", path = "", name = ""] = match ?? [];
+  const base = baseOf(stage);
+  if (match === null || base === undefined) {
+    return { error: "should be <stage> src/<path>#<Name>, for a stage that has a base" };
+  }
+  const gone = codeSource(root, `${stage}/${path}#${name}`);
+  if (!("error" in gone)) return { error: `${stage} still has ${name} in ${path}` };
+  const old = codeSource(root, `${base}/${path}#${name}`);
+  if ("error" in old) return old;
+  const text = old.text
+    .split("\n")
+    .map((line) => `-${line}`)
+    .join("\n");
+  return { text, name: `${old.name}, deleted in ${stage}` };
+}
+
+// "day-2-v3 two-step-chain max-steps": a stage and the scenarios of its contract to run.
+function checkSource(block: Block): Source {
+  const checkpoint = parseCheckpoint(block, "");
+  if (checkpoint === undefined) return { error: "should be <stage> <scenario>…" };
+  const contract = findContract(checkpoint.stage);
+  if (contract === undefined) return { error: `no stage ${checkpoint.stage}` };
+  const ids = contract.scenarios.map((scenario) => scenario.id);
+  const unknown = checkpoint.scenarios.filter((id) => !ids.includes(id));
+  if (unknown.length > 0)
+    return { error: `${checkpoint.stage} has no scenario ${unknown.join(", ")}` };
+  return { text: checkpointBox(checkpoint), name: `the box for \`${checkCommand(checkpoint)}\`` };
 }
 
 function figureValue(arg: string, stats: StageStats[]): string | undefined {

@@ -118,7 +118,7 @@ function lineOf(text: string, needle: string): number {
 
 test("the real tree passes docs:check", async () => {
   expect(await problems(ROOT)).toEqual([]);
-});
+}, 60_000);
 
 test("generate fills every kind of block and figure, and the overlay then passes", async () => {
   const page = readFileSync(join(base, FIXTURE), "utf8");
@@ -260,3 +260,63 @@ test("docs.ts takes generate or check and nothing else", async () => {
   expect(run.exitCode).toBe(2);
   expect(run.stderr).toBe("error: usage: pnpm docs:generate, or pnpm docs:check\n");
 }, 30_000);
+
+test("a lesson page that leaves one block out fails, counting the lines it no longer shows", async () => {
+  const page = "docs/day-1.md";
+  const root = drifted(page, (text) =>
+    text.replace(/<!-- code: day-1\/src\/tools\.ts#defaultTools -->\n```ts\n[^`]*```\n/, ""),
+  );
+  const found = await checkDocs(root, sources);
+  expect(found.lessons).toContainEqual({ stage: "day-1", changed: 244, shown: 238 });
+  expect(found.problems.map(formatProblem)).toContain(
+    "docs/day-1.md: day-1: 238 of 244 changed lines shown; show the rest in code or diff blocks (`pnpm stage-diff day-1` lists them)",
+  );
+}, 60_000);
+
+test("a lesson page whose block uses a name a later block brings fails", async () => {
+  const block = (name: string) =>
+    new RegExp(`<!-- code: day-1/src/tools\\.ts#${name} -->\n\`\`\`ts\n[\\s\\S]*?\n\`\`\`\n`);
+  const root = drifted("docs/day-1.md", (text) => {
+    const first = block("ToolFunction").exec(text)?.[0] ?? "";
+    const second = block("Tool").exec(text)?.[0] ?? "";
+    // Tool comes before the ToolFunction type it uses.
+    return text.replace(first, "@@FIRST@@").replace(second, first).replace("@@FIRST@@", second);
+  });
+  const found = (await checkDocs(root, sources)).problems.map(formatProblem);
+  expect(found).toContainEqual(
+    expect.stringMatching(
+      /^docs\/day-1\.md:\d+: <!-- code: day-1\/src\/tools\.ts#Tool --> uses ToolFunction, which day-1's page shows only later$/,
+    ),
+  );
+}, 60_000);
+
+test("a checkpoint box is generated from its marker, and a marker naming no scenario or a kept declaration fails", async () => {
+  const page = [
+    "# Lesson",
+    "",
+    "<!-- check: day-2-v3 two-step-chain max-steps -->",
+    "<!-- /check -->",
+    "",
+    "<!-- check: day-2-v3 no-such-scenario -->",
+    "<!-- /check -->",
+    "",
+    "<!-- delete: day-2-v3 src/agent.ts#runAgent -->",
+    `${FENCE}diff`,
+    FENCE,
+    "",
+  ].join("\n");
+  const root = drifted(FIXTURE, () => page);
+  const generated = await generateDocs(root, sources);
+  expect(readFileSync(join(root, FIXTURE), "utf8")).toContain(
+    [
+      "<!-- check: day-2-v3 two-step-chain max-steps -->",
+      "> [!TIP]",
+      "> **Checkpoint.** Stop here and check your project: `pnpm check day-2-v3 --only two-step-chain --only max-steps`",
+      "<!-- /check -->",
+    ].join("\n"),
+  );
+  expect(generated.problems.map(formatProblem)).toEqual([
+    "docs/fixture.md:6: <!-- check: day-2-v3 no-such-scenario -->: day-2-v3 has no scenario no-such-scenario",
+    "docs/fixture.md:9: <!-- delete: day-2-v3 src/agent.ts#runAgent -->: day-2-v3 still has runAgent in src/agent.ts",
+  ]);
+}, 60_000);

@@ -1,0 +1,640 @@
+// Lessons replayed from their pages: a lesson is one stage, its blocks are the `code:` and `diff:`
+// blocks of that stage on the pages, and typing them in page order into a copy of the base (the
+// starter for day-1) must give the stage's src/. docs:check replays the text (every changed line
+// shown, no block using a name a later block brings); scripts/test/docs-replay.test.ts also
+// type-checks and runs the contract at each checkpoint. Decision 0032 has the rules.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { baseOf, ROOT, STAGES, stageDir } from "./command.ts";
+import {
+  declaredNames,
+  extractCode,
+  headEnd,
+  IMPORTS,
+  memberSpans,
+  type Piece,
+  parseFile,
+  pieces,
+} from "./docs-code.ts";
+import type { Block, Problem } from "./docs-pages.ts";
+
+// src/ files by path relative to src/ ("agent.ts", "providers/chat.ts").
+export type Files = Map<string, string>;
+
+// A `<!-- check: <stage> <scenario>… -->` marker: the scenarios a learner runs at this point.
+export interface Checkpoint {
+  stage: string;
+  scenarios: string[];
+  file: string;
+  line: number;
+}
+
+export type Step = { block: Block; file: string } | { checkpoint: Checkpoint };
+
+export interface Lesson {
+  stage: string;
+  // The stage it builds on, or "starter".
+  base: string;
+  steps: Step[];
+}
+
+export interface LessonCoverage {
+  stage: string;
+  changed: number;
+  shown: number;
+}
+
+export const STARTER = "starter";
+
+// The src/ files of a stage, or of the starter.
+export function stageFiles(stage: string): Files {
+  const src = join(stage === STARTER ? join(ROOT, STARTER) : stageDir(stage), "src");
+  const files: Files = new Map();
+  for (const name of readdirSync(src, { recursive: true, encoding: "utf8" }).sort()) {
+    const path = name.split("\\").join("/");
+    if (path.endsWith(".ts")) files.set(path, readFileSync(join(src, path), "utf8"));
+  }
+  return files;
+}
+
+// The stage a block belongs to: the stage its code comes from, or a diff's later stage.
+export function blockStage(block: Block): string | undefined {
+  if (block.kind === "code") return block.arg.split("/")[0];
+  if (block.kind === "diff") return /^\S+\.\.(\S+)/.exec(block.arg)?.[1];
+  if (block.kind === "delete") return block.arg.split(/\s+/)[0];
+  return undefined;
+}
+
+// Every lesson with its steps, from the pages in the order given.
+export function lessonsOf(pages: { file: string; blocks: Block[] }[]): Lesson[] {
+  const lessons = new Map<string, Lesson>();
+  const lesson = (stage: string) => {
+    let found = lessons.get(stage);
+    if (found === undefined) {
+      found = { stage, base: baseOf(stage) ?? STARTER, steps: [] };
+      lessons.set(stage, found);
+    }
+    return found;
+  };
+  for (const page of pages) {
+    for (const block of page.blocks) {
+      if (block.kind === "check") {
+        const checkpoint = parseCheckpoint(block, page.file);
+        if (checkpoint !== undefined) lesson(checkpoint.stage).steps.push({ checkpoint });
+        continue;
+      }
+      const stage = blockStage(block);
+      if (stage !== undefined && STAGES.includes(stage)) {
+        lesson(stage).steps.push({ block, file: page.file });
+      }
+    }
+  }
+  return STAGES.flatMap((stage) => {
+    const found = lessons.get(stage);
+    return found === undefined ? [] : [found];
+  });
+}
+
+export function parseCheckpoint(block: Block, file: string): Checkpoint | undefined {
+  const [stage, ...scenarios] = block.arg.split(/\s+/).filter((word) => word !== "");
+  if (stage === undefined || scenarios.length === 0) return undefined;
+  return { stage, scenarios, file, line: block.line };
+}
+
+// The command a checkpoint's box shows.
+export function checkCommand(checkpoint: { stage: string; scenarios: string[] }): string {
+  return ["pnpm check", checkpoint.stage, ...checkpoint.scenarios.map((id) => `--only ${id}`)].join(
+    " ",
+  );
+}
+
+// The box under a `<!-- check: … -->` marker: a GitHub alert, which the site shows as a box too.
+export function checkpointBox(checkpoint: { stage: string; scenarios: string[] }): string {
+  return [
+    "> [!TIP]",
+    `> **Checkpoint.** Stop here and check your project: \`${checkCommand(checkpoint)}\``,
+  ].join("\n");
+}
+
+// Applies one block to the files; returns why it cannot be applied, if it cannot.
+export function applyBlock(files: Files, block: Block): string | undefined {
+  if (block.kind === "code") return applyCode(files, block.arg);
+  if (block.kind === "diff") return applyDiff(files, block.arg);
+  if (block.kind === "delete") return applyDelete(files, block.arg);
+  return undefined;
+}
+
+function applyDelete(files: Files, arg: string): string | undefined {
+  const [, path = "", name = ""] = /^\S+\s+src\/(\S+)#(\S+)$/.exec(arg) ?? [];
+  const own = files.get(path);
+  const piece =
+    own === undefined
+      ? undefined
+      : pieces(own, path).find((candidate) => candidate.names.includes(name));
+  if (own === undefined || piece === undefined) return `src/${path} has no ${name} to delete`;
+  files.set(path, joinParts(own.slice(0, piece.from), own.slice(piece.to)));
+  return undefined;
+}
+
+function applyCode(files: Files, arg: string): string | undefined {
+  const match = /^([^/]+)\/src\/([^#\s]+)(?:#(\S+))?$/.exec(arg);
+  if (match === null) return undefined;
+  const [, stage = "", path = "", name] = match;
+  const stageText = readFileSync(join(stageDir(stage), "src", path), "utf8");
+  if (name === undefined) {
+    files.set(path, stageText);
+    return undefined;
+  }
+  const text = extractCode(stageText, path, name);
+  const own = files.get(path) ?? "";
+  if (name === IMPORTS) {
+    const end = headEnd(own, parseFile(own, path).program.body);
+    files.set(path, joinParts(text, own.slice(end)));
+    return undefined;
+  }
+  const stagePieces = pieces(stageText, path);
+  const [outer = "", member] =
+    name.includes(".") &&
+    !stagePieces.some(
+      (piece) =>
+        piece.name === name &&
+        piece.names.length === 1 &&
+        declaredNames(piece.statement).length === 0,
+    )
+      ? name.split(".")
+      : [name];
+  const ownPieces = pieces(own, path);
+  if (member !== undefined)
+    return applyMember(files, path, own, ownPieces, stageText, outer, member, text);
+  const isStatement = stagePieces.some(
+    (piece) => piece.name === name && declaredNames(piece.statement).length === 0,
+  );
+  // A statement replaces the one of the same name or, when there is none, the statements the
+  // stage no longer has (the starter's placeholder line, say).
+  const sameName = ownPieces.filter((piece) => piece.names.includes(name));
+  const replaced =
+    sameName.length > 0 || !isStatement
+      ? sameName
+      : ownPieces.filter(
+          (piece) =>
+            declaredNames(piece.statement).length === 0 &&
+            !stagePieces.some((other) => other.name === piece.name),
+        );
+  if (replaced.length > 0) {
+    let result = own;
+    // Bottom to top; the first takes the new text, the others go.
+    for (const piece of [...replaced].reverse()) {
+      const value = piece === replaced[0] ? text : "";
+      result =
+        value === ""
+          ? joinParts(result.slice(0, piece.from).replace(/\n+$/, ""), result.slice(piece.to))
+          : result.slice(0, piece.from) + value + result.slice(piece.to);
+    }
+    files.set(path, result);
+    return undefined;
+  }
+  files.set(path, insertPiece(own, path, ownPieces, stagePieces, stageText, name, text));
+  return undefined;
+}
+
+// Inserts after the nearest piece that comes before it in the stage and is already there; or
+// after the file's top when none is. The blank lines around it are the stage's.
+function insertPiece(
+  own: string,
+  path: string,
+  ownPieces: Piece[],
+  stagePieces: Piece[],
+  stageText: string,
+  name: string,
+  text: string,
+): string {
+  const index = stagePieces.findIndex((piece) => piece.name === name);
+  const piece = stagePieces[index];
+  const gap = (from: number, to: number) => {
+    const between = stageText.slice(from, to);
+    return /^\n+$/.test(between) ? between.length - 1 : 1;
+  };
+  const next = stagePieces[index + 1];
+  const after = piece !== undefined && next !== undefined ? gap(piece.to, next.from) : 1;
+  for (const earlier of stagePieces.slice(0, Math.max(0, index)).reverse()) {
+    const there = ownPieces.find((candidate) => candidate.name === earlier.name);
+    if (there === undefined) continue;
+    const before = piece === undefined ? 1 : gap(earlier.to, piece.from);
+    return joinParts(joinParts(own.slice(0, there.to), text, before), own.slice(there.to), after);
+  }
+  const end = headEnd(own, parseFile(own, path).program.body);
+  return joinParts(joinParts(own.slice(0, end), text), own.slice(end), after);
+}
+
+function applyMember(
+  files: Files,
+  path: string,
+  own: string,
+  ownPieces: Piece[],
+  stageText: string,
+  outer: string,
+  member: string,
+  text: string,
+): string | undefined {
+  const holder = ownPieces.find((piece) => piece.names.includes(outer));
+  if (holder === undefined) return `${path} has no ${outer} yet for its member ${member}`;
+  const { comments } = parseFile(own, path);
+  const ownMembers = memberSpans(own, holder.statement, comments);
+  const stageParsed = parseFile(stageText, path);
+  const stageHolder = stageParsed.program.body.find((statement) =>
+    declaredNames(statement).includes(outer),
+  );
+  const stageMembers =
+    stageHolder === undefined ? [] : memberSpans(stageText, stageHolder, stageParsed.comments);
+  const stageMember = stageMembers.find((candidate) => candidate.name === member);
+  const indent =
+    stageMember === undefined
+      ? "  "
+      : (/^[ \t]*/.exec(stageText.slice(stageMember.start))?.[0] ?? "");
+  const indented = text
+    .split("\n")
+    .map((line) => (line === "" ? line : indent + line))
+    .join("\n");
+  const there = ownMembers.find((candidate) => candidate.name === member);
+  if (there !== undefined) {
+    files.set(path, own.slice(0, there.start) + indented + own.slice(there.end));
+    return undefined;
+  }
+  const index = stageMembers.findIndex((candidate) => candidate.name === member);
+  for (const earlier of stageMembers.slice(0, Math.max(0, index)).reverse()) {
+    const found = ownMembers.find((candidate) => candidate.name === earlier.name);
+    if (found !== undefined) {
+      files.set(path, `${own.slice(0, found.end)}\n\n${indented}${own.slice(found.end)}`);
+      return undefined;
+    }
+  }
+  const open = own.indexOf("{", holder.statement.start);
+  const after = own.indexOf("\n", open);
+  files.set(
+    path,
+    `${own.slice(0, after + 1)}${indented}\n${ownMembers.length > 0 ? "\n" : ""}${own.slice(after + 1)}`,
+  );
+  return undefined;
+}
+
+// Two parts of a file with blank lines (one unless told) between them, or a file's end.
+function joinParts(before: string, after: string, blank = 1): string {
+  const head = before.replace(/\n+$/, "");
+  const tail = after.replace(/^\n+/, "");
+  if (head === "") return tail;
+  return tail === "" ? `${head}\n` : `${head}\n${"\n".repeat(blank)}${tail}`;
+}
+
+// A stage diff (or one file's part): each hunk's old lines are found in the file and replaced by
+// its new lines; a hunk whose new lines are already there (a code block showed them) is skipped.
+function applyDiff(files: Files, arg: string): string | undefined {
+  const [, from = "", to = "", only] = /^(\S+)\.\.(\S+)(?:\s+(\S+))?$/.exec(arg) ?? [];
+  if (!STAGES.includes(from) || !STAGES.includes(to)) return undefined;
+  const before = stageFiles(from);
+  const after = stageFiles(to);
+  const paths = new Set([...before.keys(), ...after.keys()]);
+  for (const path of [...paths].sort()) {
+    if (only !== undefined && `src/${path}` !== only) continue;
+    const old = before.get(path);
+    const next = after.get(path);
+    if (old === next) continue;
+    if (next === undefined) {
+      files.delete(path);
+      continue;
+    }
+    const own = files.get(path);
+    if (old === undefined || own === undefined) {
+      files.set(path, next);
+      continue;
+    }
+    // Hunks as git makes them first; then each change on its own, for a file where code blocks
+    // already showed some of a hunk's changes.
+    let applied: string | { at: number } = { at: 0 };
+    for (const [merge, context] of [
+      [6, 3],
+      [0, 2],
+      [0, 1],
+    ] as const) {
+      const attempt = applyHunks(own, hunks(old.split("\n"), next.split("\n"), merge, context));
+      if (typeof applied !== "string") applied = attempt;
+      if (typeof attempt === "string") break;
+    }
+    if (typeof applied !== "string") {
+      return `its change to src/${path} near line ${applied.at + 1} does not apply to what the page built so far`;
+    }
+    files.set(path, applied);
+  }
+  return undefined;
+}
+
+// The text with every hunk applied; or, when one does not apply, the first of those.
+function applyHunks(own: string, list: Hunk[]): string | { at: number } {
+  let lines = own.split("\n");
+  let failed: Hunk | undefined;
+  for (const hunk of list) {
+    // Already there: a code block showed it.
+    if (findLines(lines, hunk.new, hunk.at) !== -1) continue;
+    const at = findLines(lines, hunk.old, hunk.at);
+    if (at !== -1) {
+      lines = [...lines.slice(0, at), ...hunk.new, ...lines.slice(at + hunk.old.length)];
+      continue;
+    }
+    failed ??= hunk;
+  }
+  return failed === undefined ? lines.join("\n") : { at: failed.at };
+}
+
+function findLines(lines: string[], wanted: string[], near: number): number {
+  let best = -1;
+  for (let at = 0; at + wanted.length <= lines.length; at++) {
+    if (wanted.every((line, index) => lines[at + index] === line)) {
+      if (best === -1 || Math.abs(at - near) < Math.abs(best - near)) best = at;
+    }
+  }
+  return best;
+}
+
+interface Hunk {
+  at: number;
+  old: string[];
+  new: string[];
+}
+
+// The hunks that turn `a` into `b`, with up to `context` lines around each change, changes at most
+// `merge` unchanged lines apart making one hunk.
+function hunks(a: string[], b: string[], merge: number, context: number): Hunk[] {
+  const ops = lineDiff(a, b);
+  const result: Hunk[] = [];
+  let index = 0;
+  while (index < ops.length) {
+    if (ops[index]?.kind === "same") {
+      index++;
+      continue;
+    }
+    let start = index;
+    let end = index;
+    // Extend over changes separated by at most six unchanged lines.
+    for (;;) {
+      while (end < ops.length && ops[end]?.kind !== "same") end++;
+      let gap = end;
+      while (gap < ops.length && ops[gap]?.kind === "same") gap++;
+      if (gap < ops.length && gap - end <= merge) {
+        end = gap;
+        continue;
+      }
+      break;
+    }
+    let around = 0;
+    while (start > 0 && ops[start - 1]?.kind === "same" && around < context) {
+      start--;
+      around++;
+    }
+    let stop = end;
+    around = 0;
+    while (stop < ops.length && ops[stop]?.kind === "same" && around < context) {
+      stop++;
+      around++;
+    }
+    const part = ops.slice(start, stop);
+    result.push({
+      at: part.find((op) => op.kind !== "add")?.a ?? 0,
+      old: part.filter((op) => op.kind !== "add").map((op) => op.line),
+      new: part.filter((op) => op.kind !== "remove").map((op) => op.line),
+    });
+    index = stop;
+  }
+  return result;
+}
+
+interface Op {
+  kind: "same" | "add" | "remove";
+  line: string;
+  // The line's index in a (for same and remove).
+  a: number;
+}
+
+// A longest-common-subsequence line diff: small files, so the quadratic table is fine.
+export function lineDiff(a: string[], b: string[]): Op[] {
+  const n = a.length;
+  const m = b.length;
+  const table = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
+  for (let i = n - 1; i >= 0; i--) {
+    const row = table[i] as Uint32Array;
+    const below = table[i + 1] as Uint32Array;
+    for (let j = m - 1; j >= 0; j--) {
+      row[j] = a[i] === b[j] ? (below[j + 1] ?? 0) + 1 : Math.max(below[j] ?? 0, row[j + 1] ?? 0);
+    }
+  }
+  const ops: Op[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      ops.push({ kind: "same", line: a[i] ?? "", a: i });
+      i++;
+      j++;
+    } else if (j < m && (i === n || (table[i]?.[j + 1] ?? 0) >= (table[i + 1]?.[j] ?? 0))) {
+      ops.push({ kind: "add", line: b[j] ?? "", a: i });
+      j++;
+    } else {
+      ops.push({ kind: "remove", line: a[i] ?? "", a: i });
+      i++;
+    }
+  }
+  return ops;
+}
+
+// Lines added or removed between two sets of files.
+export function changedLines(a: Files, b: Files): number {
+  let count = 0;
+  for (const path of new Set([...a.keys(), ...b.keys()])) {
+    const left = a.get(path);
+    const right = b.get(path);
+    if (left === right) continue;
+    const ops = lineDiff(
+      left === undefined ? [] : left.split("\n"),
+      right === undefined ? [] : right.split("\n"),
+    );
+    count += ops.filter((op) => op.kind !== "same").length;
+  }
+  return count;
+}
+
+// The names a piece of code uses that are declared at the top level of some file.
+export function usedNames(text: string, file: string): Set<string> {
+  const { program } = parseFile(text, file);
+  const used = new Set<string>();
+  const bound = new Set<string>();
+  visit(program, undefined, undefined, used, bound);
+  for (const name of bound) used.delete(name);
+  return used;
+}
+
+const NOT_REFERENCES: Record<string, string[]> = {
+  MemberExpression: ["property"],
+  Property: ["key"],
+  PropertyDefinition: ["key"],
+  MethodDefinition: ["key"],
+  TSPropertySignature: ["key"],
+  TSMethodSignature: ["key"],
+  ImportSpecifier: ["imported"],
+  TSQualifiedName: ["right"],
+  TSEnumMember: ["id"],
+  LabeledStatement: ["label"],
+  BreakStatement: ["label"],
+  ContinueStatement: ["label"],
+};
+
+const BINDINGS: Record<string, string[]> = {
+  VariableDeclarator: ["id"],
+  FunctionDeclaration: ["params"],
+  FunctionExpression: ["params"],
+  ArrowFunctionExpression: ["params"],
+  CatchClause: ["param"],
+  TSTypeParameter: ["name"],
+};
+
+function visit(
+  node: unknown,
+  parent: string | undefined,
+  key: string | undefined,
+  used: Set<string>,
+  bound: Set<string>,
+  binding = false,
+): void {
+  if (Array.isArray(node)) {
+    for (const item of node) visit(item, parent, key, used, bound, binding);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const record = node as Record<string, unknown> & { type?: string };
+  const type = record.type;
+  if (type === "Identifier" && typeof record.name === "string") {
+    if (binding) bound.add(record.name);
+    else if (!(parent !== undefined && key !== undefined && NOT_REFERENCES[parent]?.includes(key)))
+      used.add(record.name);
+  }
+  for (const [field, value] of Object.entries(record)) {
+    if (field === "type" || field === "start" || field === "end") continue;
+    const isBinding =
+      binding ||
+      (type !== undefined && BINDINGS[type]?.includes(field) === true) ||
+      (type === "TSTypeParameter" && field === "name");
+    // A computed key or member is a reference after all.
+    const skipComputed =
+      (record as { computed?: boolean }).computed === true &&
+      (field === "property" || field === "key");
+    visit(
+      value,
+      skipComputed ? undefined : type,
+      field,
+      used,
+      bound,
+      isBinding &&
+        field !== "typeAnnotation" &&
+        field !== "init" &&
+        field !== "right" &&
+        field !== "default",
+    );
+  }
+}
+
+// Every top-level name the files declare.
+export function declaredIn(files: Files): Set<string> {
+  const names = new Set<string>();
+  for (const [path, text] of files) {
+    for (const piece of safePieces(text, path)) for (const name of piece.names) names.add(name);
+  }
+  return names;
+}
+
+function safePieces(text: string, path: string): Piece[] {
+  try {
+    return pieces(text, path);
+  } catch {
+    return [];
+  }
+}
+
+// What a block shows, as code, for its name check: a code block's text; for a diff, the new
+// stage's pieces that its added lines touch.
+function shownCode(block: Block): { text: string; file: string }[] {
+  if (block.kind === "code") {
+    const match = /^([^/]+)\/src\/([^#\s]+)(?:#(\S+))?$/.exec(block.arg);
+    if (match === null) return [];
+    const [, stage = "", path = "", name] = match;
+    const stageText = readFileSync(join(stageDir(stage), "src", path), "utf8");
+    if (name === undefined) return [{ text: stageText, file: path }];
+    const text = extractCode(stageText, path, name);
+    // A member alone does not parse: wrap it in a class.
+    const statement = pieces(stageText, path).some((piece) => piece.name === name);
+    const wrapped = name.includes(".") && !statement ? `class __Member {\n${text}\n}` : text;
+    return [{ text: wrapped, file: path }];
+  }
+  return [];
+}
+
+// Replays a lesson's text: the files it ends with, the problems on the way (a block that does not
+// apply, a block that uses a name only a later block brings), and its coverage.
+export function replayLesson(lesson: Lesson): {
+  files: Files;
+  problems: Problem[];
+  coverage: LessonCoverage;
+  // The files at each checkpoint, in order.
+  checkpoints: { checkpoint: Checkpoint; files: Files }[];
+} {
+  const files = stageFiles(lesson.base);
+  const target = stageFiles(lesson.stage);
+  const targetNames = declaredIn(target);
+  const baseNames = declaredIn(files);
+  const problems: Problem[] = [];
+  const checkpoints: { checkpoint: Checkpoint; files: Files }[] = [];
+  for (const step of lesson.steps) {
+    if ("checkpoint" in step) {
+      checkpoints.push({ checkpoint: step.checkpoint, files: new Map(files) });
+      continue;
+    }
+    const { block, file } = step;
+    const at = { file, line: block.line };
+    let why: string | undefined;
+    try {
+      why = applyBlock(files, block);
+    } catch (error) {
+      why = (error as Error).message;
+    }
+    if (why !== undefined) {
+      problems.push({ ...at, message: `<!-- ${block.kind}: ${block.arg} --> ${why}` });
+      continue;
+    }
+    const present = declaredIn(files);
+    for (const shown of shownCode(block)) {
+      let used: Set<string>;
+      try {
+        used = usedNames(shown.text, shown.file);
+      } catch {
+        continue;
+      }
+      const missing = [...used].filter(
+        (name) => (targetNames.has(name) || baseNames.has(name)) && !present.has(name),
+      );
+      if (missing.length > 0) {
+        problems.push({
+          ...at,
+          message: `<!-- ${block.kind}: ${block.arg} --> uses ${missing.join(", ")}, which ${lesson.stage}'s page shows only later`,
+        });
+      }
+    }
+  }
+  const changed = changedLines(stageFiles(lesson.base), target);
+  const left = changedLines(files, target);
+  return {
+    files,
+    problems,
+    checkpoints,
+    coverage: { stage: lesson.stage, changed, shown: Math.max(0, changed - left) },
+  };
+}
+
+export function starterExists(): boolean {
+  return existsSync(join(ROOT, STARTER, "src"));
+}
