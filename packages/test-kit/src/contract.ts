@@ -4,14 +4,29 @@
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
-import { dirname, isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { findContract } from "../contracts/index.ts";
 import { mentionsNoSecret } from "./judgements.ts";
 import { type CliRun, runCli, splitCommand } from "./run-cli.ts";
+import {
+  changedPaths,
+  type FileEntry,
+  type FileState,
+  outsideOf,
+  readFolder,
+  writeFiles,
+} from "./scenario-folder.ts";
 import { type FakeServer, type RecordedRequest, type Step, startFakeServer } from "./server.ts";
 import type { TraceEntry } from "./trace.ts";
+import {
+  startFakeWeb,
+  TAVILY_CANARY,
+  type WebRequest,
+  type WebRoutes,
+  type WebSearch,
+} from "./web-server.ts";
 
 // core: what the lesson teaches, true of any correct project in any language.
 // conformance: this repository's own texts and knobs.
@@ -21,8 +36,13 @@ export interface ScenarioContext {
   // A fresh directory for this run (a realpath, so `cwd:` lines compare equal), holding one file.
   dir: string;
   file: string;
+  // The work folder, `<dir>/work`: where a CLI with file tools starts (`startIn: "work"`, or
+  // `-C` to it). The rest of `dir` is outside it, for what a tool must not reach.
+  work: string;
   // The fake server's base URL, when the scenario has a server.
   serverUrl?: string;
+  // The fake web's base URL, when the scenario has a web.
+  webUrl?: string;
 }
 
 export interface Observed {
@@ -36,6 +56,16 @@ export interface Observed {
   durationMs: number;
   requests: RecordedRequest[];
   context: ScenarioContext;
+  // The scenario's folder as the run left it: path relative to `context.dir` (with `/`) -> its
+  // text, or a hash for bytes and big files, or a link's target. No `node_modules`.
+  files: Record<string, FileState>;
+  // The paths (relative to `context.dir`) outside the work folder that the run changed, added or
+  // removed.
+  outsideChanged: string[];
+  // What the fake web received, in order (empty without a web).
+  webRequests: WebRequest[];
+  // True when the command exited but left a process holding its output open, which was stopped.
+  leftRunning: boolean;
 }
 
 export interface Judgement {
@@ -56,13 +86,29 @@ export interface Scenario {
   env?: Record<string, string | undefined>;
   // Without a server the CLI's ANTHROPIC_BASE_URL (and OPENAI_BASE_URL, OPENAI_CHAT_BASE_URL)
   // point at a dead loopback port.
-  server?: { flavour?: "anthropic" | "deepseek"; key?: string; steps: Step[] };
-  // Files written into the scenario's directory before the run: path (below it) -> text.
-  files?: (context: ScenarioContext) => Record<string, string>;
+  // Steps may be built per run, once the folder and the web exist (a URL, an absolute path, a
+  // step that changes a file before it answers).
+  server?: {
+    flavour?: "anthropic" | "deepseek";
+    key?: string;
+    steps: Step[] | ((context: ScenarioContext) => Step[]);
+  };
+  // A fake web for this run (context.webUrl): pages, redirects, faults and search providers.
+  // Routes may be built per run, to name the web's own URL.
+  web?: {
+    routes?: WebRoutes | ((context: ScenarioContext) => WebRoutes);
+    search?: WebSearch;
+  };
+  // Files written into the scenario's directory before the run: path (below it, `/`) -> text,
+  // bytes, `{ symlink: target }` or `{ text, mtime }`. Work-folder files go under `work/`.
+  files?: (context: ScenarioContext) => Record<string, FileEntry>;
+  // The platforms (process.platform) the scenario can run on; elsewhere it is skipped, never
+  // failed (a symlink on Windows needs a privilege).
+  platforms?: NodeJS.Platform[];
   // "scenario" starts the CLI in the scenario's directory instead of the project's, for what a
-  // CLI reads from the directory it was started in (a .env file). The command is made to start
-  // from there: see commandFrom.
-  startIn?: "project" | "scenario";
+  // CLI reads from the directory it was started in (a .env file); "work" in the work folder. The
+  // command is made to start from there: see commandFrom.
+  startIn?: "project" | "scenario" | "work";
   // Ctrl-C: SIGINT to the command's process group once the server has this many requests.
   interrupt?: { afterRequests: number };
   judgements: Judgement[];
@@ -115,6 +161,10 @@ export interface ScenarioResult {
   // The fake server's 400 text, when the CLI sent something the real service would reject.
   serverText?: string;
   timedOut: boolean;
+  // Why the scenario did not run here (its platforms); a skipped scenario counts as passed.
+  skipped?: string;
+  // What a learner should know that no judgement decides (a process left running).
+  notes?: string[];
   run: CliRun;
   requests: RecordedRequest[];
 }
@@ -129,9 +179,12 @@ export interface ContractResult {
 }
 
 const DEAD_URL = "http://127.0.0.1:9";
+const WORK = "work";
 // Every scenario runs with a key, and no scenario may print one: this value is easy to spot.
 export const CANARY_TOKEN = "sk-agent-code-canary-7d1f";
 const SECRET_NAME = /(API_KEY|AUTH_TOKEN)$/i;
+const LEFT_RUNNING =
+  "the command exited but left a process running that held its output open; the runner stopped it";
 
 export async function runContract(
   stage: string | Contract,
@@ -178,6 +231,10 @@ export async function runScenario(
   scenario: Scenario,
   options: RunContractOptions,
 ): Promise<ScenarioResult> {
+  const { platforms } = scenario;
+  if (platforms !== undefined && !platforms.includes(process.platform)) {
+    return skipped(scenario, `runs only on ${platforms.join(", ")}`);
+  }
   const shared = options.sharedRuns;
   if (shared === undefined) return judged(scenario, await observe(scenario, options));
   const key = runKey(scenario);
@@ -194,11 +251,12 @@ export async function runScenario(
  * else the scenario itself (a function among the inputs may give each run something else).
  */
 export function runKey(scenario: Scenario): string | Scenario {
-  const { args, stdin, env, server, files, startIn, interrupt } = scenario;
+  const { args, stdin, env, server, web, files, startIn, interrupt } = scenario;
   if (typeof args === "function" || files !== undefined) return scenario;
   let plain = true;
-  const key = JSON.stringify({ args, stdin, env, server, startIn, interrupt }, (_name, value) => {
-    if (typeof value === "function") plain = false;
+  const inputs = { args, stdin, env, server, web, startIn, interrupt };
+  const key = JSON.stringify(inputs, (_name, value) => {
+    if (typeof value === "function" || value instanceof Uint8Array) plain = false;
     // An env value of undefined unsets the variable, which is not the same as leaving it out.
     return value === undefined ? { undefined: true } : value;
   });
@@ -208,20 +266,28 @@ export function runKey(scenario: Scenario): string | Scenario {
 async function observe(scenario: Scenario, options: RunContractOptions): Promise<ScenarioRun> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-code-scenario-")));
   const server = scenario.server
-    ? await startFakeServer({
-        flavour: scenario.server.flavour,
-        key: scenario.server.key,
-        script: scenario.server.steps,
-      })
+    ? await startFakeServer({ flavour: scenario.server.flavour, key: scenario.server.key })
     : undefined;
-  const context = { dir, file: join(dir, "not-a-directory.txt"), serverUrl: server?.url };
+  const web = scenario.web
+    ? await startFakeWeb(scenario.web.search ? { search: scenario.web.search } : {})
+    : undefined;
+  const context: ScenarioContext = {
+    dir,
+    file: join(dir, "not-a-directory.txt"),
+    work: join(dir, WORK),
+    ...(server === undefined ? {} : { serverUrl: server.url }),
+    ...(web === undefined ? {} : { webUrl: web.url }),
+  };
   const finished = new AbortController();
   try {
     writeFileSync(context.file, "agent-code contract scenario\n");
-    for (const [path, text] of Object.entries(scenario.files?.(context) ?? {})) {
-      mkdirSync(dirname(join(dir, path)), { recursive: true });
-      writeFileSync(join(dir, path), text);
-    }
+    mkdirSync(context.work);
+    writeFiles(dir, scenario.files?.(context) ?? {});
+    const steps = scenario.server?.steps;
+    server?.script(typeof steps === "function" ? steps(context) : (steps ?? []));
+    const routes = scenario.web?.routes;
+    web?.routes(typeof routes === "function" ? routes(context) : (routes ?? {}));
+    const outsideBefore = outsideOf(readFolder(dir), WORK);
     const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
     const env = {
       ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
@@ -229,13 +295,20 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       OPENAI_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
       OPENAI_CHAT_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
       ANTHROPIC_AUTH_TOKEN: CANARY_TOKEN,
+      // The web tools' knobs: the fake web is on loopback, which a fetch guard refuses unless
+      // told; search goes to the fake web (or a dead port), with a canary key.
+      AGENT_CODE_ALLOW_LOCAL_FETCH: "1",
+      AGENT_CODE_SEARCH_BASE_URL: web?.url ?? DEAD_URL,
+      TAVILY_API_KEY: TAVILY_CANARY,
       ...scenario.env,
     };
     const after = scenario.interrupt?.afterRequests;
-    const here = scenario.startIn === "scenario";
-    const command = here ? commandFrom(options.command, options.cwd) : options.command;
+    const startDir = { scenario: dir, work: context.work, project: undefined }[
+      scenario.startIn ?? "project"
+    ];
+    const command = startDir ? commandFrom(options.command, options.cwd) : options.command;
     const run = await runCli(command, args, {
-      cwd: here ? dir : options.cwd,
+      cwd: startDir ?? options.cwd,
       stdin: scenario.stdin,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
@@ -252,11 +325,20 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       durationMs: run.durationMs,
       requests: server?.requests() ?? [],
       context,
+      files: {},
+      outsideChanged: [],
+      webRequests: web?.requests() ?? [],
+      leftRunning: run.leftRunning === true,
     };
+    // Read back before anything closes: a step may still be writing when the server stops.
+    const left = readFolder(dir);
+    observed.files = left;
+    observed.outsideChanged = changedPaths(outsideBefore, outsideOf(left, WORK));
     return { run, observed, env };
   } finally {
     finished.abort();
     await server?.close();
+    await web?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -271,6 +353,9 @@ function judged(scenario: Scenario, { run, observed, env }: ScenarioRun): Scenar
         .map(({ message, docs }) => ({ message, docs }));
   failures.push(...printedSecrets(env, observed));
   const rejected = requests.find((request) => !request.verdict.accepted);
+  const notes = run.leftRunning ? [LEFT_RUNNING] : [];
+  // A failing scenario says so among its failures too, where a learner reads.
+  if (failures.length > 0 && run.leftRunning) failures.push({ message: LEFT_RUNNING, docs: "" });
   return {
     id: scenario.id,
     title: scenario.title,
@@ -279,8 +364,35 @@ function judged(scenario: Scenario, { run, observed, env }: ScenarioRun): Scenar
     failures,
     ...(rejected && !rejected.verdict.accepted ? { serverText: rejected.verdict.message } : {}),
     timedOut: run.timedOut,
+    ...(notes.length > 0 ? { notes } : {}),
     run,
     requests,
+  };
+}
+
+// A scenario that cannot run on this platform passes, saying why it did not run.
+function skipped(scenario: Scenario, why: string): ScenarioResult {
+  const run: CliRun = {
+    command: [],
+    stdout: "",
+    stdoutLines: [],
+    stderr: "",
+    exitCode: null,
+    signal: null,
+    durationMs: 0,
+    timedOut: false,
+    trace: [],
+  };
+  return {
+    id: scenario.id,
+    title: scenario.title,
+    level: scenario.level,
+    passed: true,
+    failures: [],
+    timedOut: false,
+    skipped: `${why}, not ${process.platform}`,
+    run,
+    requests: [],
   };
 }
 

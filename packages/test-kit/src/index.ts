@@ -19,6 +19,7 @@ export {
   runKey,
   runScenario,
   type Scenario,
+  type ScenarioContext,
   type ScenarioResult,
   type ScenarioRun,
   type SharedRuns,
@@ -41,6 +42,7 @@ export {
   validateResponsesRequest,
 } from "./openai-validator.ts";
 export { type CliRun, type RunCliOptions, runCli, splitCommand } from "./run-cli.ts";
+export { type FileEntry, type FileState, readFolder } from "./scenario-folder.ts";
 export {
   type RecordedTool,
   ScriptedProvider,
@@ -74,3 +76,16 @@ export {
 export { signThinking, verifyThinking } from "./signature.ts";
 export { parseArguments, parsePythonLiteral, parseTrace, type TraceEntry } from "./trace.ts";
 export { type ValidateOptions, type Violation, validateRequest } from "./validator.ts";
+export {
+  BRAVE_CANARY,
+  type FakeWeb,
+  type FakeWebOptions,
+  type SearchHit,
+  type SearchQuery,
+  startFakeWeb,
+  TAVILY_CANARY,
+  type WebRequest,
+  type WebRoute,
+  type WebRoutes,
+  type WebSearch,
+} from "./web-server.ts";

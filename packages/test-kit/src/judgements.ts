@@ -198,3 +198,86 @@ export function offeredTools(request: RecordedRequest | undefined): string[] {
   if (!Array.isArray(tools)) return [];
   return tools.map((tool) => String(tool?.function?.name ?? tool?.name));
 }
+
+// What the command sent back for a call of `tool` (the `nth`, from 0, of its calls), in any
+// protocol: the call is found by name in the conversation, its result by the call's id. Undefined
+// when the model never called it or no request carried its result.
+export function resultOf(observed: Observed, tool: string, nth = 0): SentResult | undefined {
+  for (const request of observed.requests) {
+    const items = conversationOf(request);
+    const protocol = protocolOf(request);
+    const ids = items.flatMap((item) => callIds(item, protocol, tool));
+    const id = ids[nth];
+    if (id === undefined) continue;
+    for (const item of items) {
+      const found = resultWithId(item, protocol, id);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+// The ids of an item's calls of `tool`.
+function callIds(item: unknown, protocol: RecordedRequest["api"], tool: string): string[] {
+  // biome-ignore lint/suspicious/noExplicitAny: a conversation item is whatever the client sent.
+  const it = item as any;
+  if (protocol === "responses") {
+    return it?.type === "function_call" && it.name === tool ? [String(it.call_id)] : [];
+  }
+  if (it?.role !== "assistant") return [];
+  const chat = protocol === "chat";
+  const list: unknown = chat ? it.tool_calls : it.content;
+  if (!Array.isArray(list)) return [];
+  return list
+    .filter((call) =>
+      chat ? call?.function?.name === tool : call?.type === "tool_use" && call.name === tool,
+    )
+    .map((call) => String(call.id));
+}
+
+function resultWithId(
+  item: unknown,
+  protocol: RecordedRequest["api"],
+  id: string,
+): SentResult | undefined {
+  // biome-ignore lint/suspicious/noExplicitAny: a conversation item is whatever the client sent.
+  const it = item as any;
+  if (protocol === "responses") {
+    if (it?.type !== "function_call_output" || it.call_id !== id) return undefined;
+    return { id, text: contentText(it.output), isError: undefined };
+  }
+  if (protocol === "chat") {
+    if (it?.role !== "tool" || it.tool_call_id !== id) return undefined;
+    return { id, text: contentText(it.content), isError: undefined };
+  }
+  const result = toolResults(it).find((block) => block.tool_use_id === id);
+  return result && { id, text: contentText(result.content), isError: result.is_error };
+}
+
+// A file's text as the run left it (`path` relative to `context.dir`, with `/`, so work-folder
+// files start `work/`); undefined when it is missing, a link, or bytes given as a hash.
+export function fileText(observed: Observed, path: string): string | undefined {
+  const state = observed.files[path];
+  return typeof state === "string" ? state : undefined;
+}
+
+// Where a line of stdout is: the index in `stdoutLines` of the first line at or after `from` that
+// starts with `start` (or matches it, a RegExp); -1 when none does. With it a judgement can place
+// a prompt (`Apply this change to a.txt? [y/N] `) between a `tool_call:` and its `observation:`.
+export function lineIndex(observed: Observed, start: string | RegExp, from = 0): number {
+  const matches = (line: string) =>
+    typeof start === "string" ? line.startsWith(start) : start.test(line);
+  const index = observed.stdoutLines.slice(from).findIndex(matches);
+  return index === -1 ? -1 : index + from;
+}
+
+// True when stdout has a line for each of `starts`, in that order (each after the one before).
+export function linesInOrder(observed: Observed, ...starts: (string | RegExp)[]): boolean {
+  let from = 0;
+  for (const start of starts) {
+    const index = lineIndex(observed, start, from);
+    if (index === -1) return false;
+    from = index + 1;
+  }
+  return true;
+}

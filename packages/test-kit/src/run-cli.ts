@@ -28,7 +28,13 @@ export interface CliRun {
   trace: TraceEntry[];
   // Set when the command could not be started at all (no such program, not executable).
   spawnError?: string;
+  // True when the command exited but something it started still held its output open after
+  // PIPE_GRACE_MS: that process group was killed and the output read up to then.
+  leftRunning?: boolean;
 }
+
+// How long the output pipes may stay open after the command exits, for the last bytes in them.
+const PIPE_GRACE_MS = 500;
 
 const LEAKY = [
   /^ANTHROPIC_/,
@@ -77,18 +83,27 @@ export async function runCli(
     killGroup(child.pid);
   }, options.timeoutMs ?? 30_000);
 
+  // The run ends when the command's own process exits, not when its pipes close: a background
+  // child (`sleep 300 &`) may hold them open for ever.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
   const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>(
     (resolve) => {
       child.on("error", (error) => {
         spawnError = error.message;
         resolve([null, null]);
       });
-      child.on("close", (code, sig) => resolve([code, sig]));
+      child.on("exit", (code, sig) => resolve([code, sig]));
     },
   );
   clearTimeout(timer);
+  const leftRunning = spawnError === undefined && !(await settlesWithin(closed, PIPE_GRACE_MS));
   // Anything the program left behind in its group goes with it.
   killGroup(child.pid);
+  if (leftRunning && !(await settlesWithin(closed, PIPE_GRACE_MS))) {
+    // A holder outside the group (it started a session of its own): stop reading.
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }
 
   return {
     command: argv,
@@ -101,7 +116,16 @@ export async function runCli(
     timedOut,
     trace: parseTrace(stdout),
     ...(spawnError === undefined ? {} : { spawnError }),
+    ...(leftRunning ? { leftRunning } : {}),
   };
+}
+
+function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {

@@ -4,9 +4,10 @@ import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import { type Flavour, startFakeServer } from "./server.ts";
 import { parseSteps, type StepResult } from "./server-steps.ts";
+import { parseWebFile, startFakeWeb } from "./web-server.ts";
 
 const USAGE =
-  "usage: fake-server [--port N] [--flavour anthropic|deepseek] [--script FILE] [--key K]";
+  "usage: fake-server [--port N] [--flavour anthropic|deepseek] [--script FILE] [--key K] | fake-server --web FILE [--port N]";
 
 class UsageError extends Error {}
 
@@ -25,6 +26,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const port = parsePort(values.port ?? "0");
+  // A fake web instead of the fake model API: the routes and search of a JSON file.
+  if (values.web !== undefined) return serveWeb(values.web, port);
   const flavour = parseFlavour(values.flavour ?? "anthropic");
   const script = values.script === undefined ? [] : await readScript(values.script);
   // A port in use fails here with Node's own one-line text (EADDRINUSE), exit 1.
@@ -43,6 +46,7 @@ function parseArguments(argv: string[]) {
         flavour: { type: "string" },
         script: { type: "string" },
         key: { type: "string" },
+        web: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
@@ -82,4 +86,22 @@ async function readScript(file: string): Promise<StepResult[]> {
     const message = error instanceof Error ? error.message : String(error);
     throw new UsageError(`script file ${file} is not a JSON array of steps: ${message}`);
   }
+}
+
+async function serveWeb(file: string, port: number): Promise<void> {
+  let options: ReturnType<typeof parseWebFile>;
+  try {
+    options = parseWebFile(JSON.parse(await readFile(file, "utf8")));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const message = error instanceof Error ? error.message : String(error);
+    throw new UsageError(
+      code === undefined
+        ? `web file ${file} is not a JSON object of routes and search: ${message}`
+        : `cannot read web file ${file} (${code})`,
+    );
+  }
+  const web = await startFakeWeb({ port, ...options });
+  process.stdout.write(`listening on ${web.url}\n`);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => web.close());
 }

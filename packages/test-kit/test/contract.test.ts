@@ -298,3 +298,22 @@ test("a run is shared only when every input is plain data and the same", () => {
   const argsByFunction: Scenario = { ...base, args: () => ["hi"] };
   expect(runKey(argsByFunction)).toBe(argsByFunction);
 });
+
+test("a command that leaves a child holding stdout is judged, with a note saying so", async () => {
+  const leaves = `
+import { spawn } from "node:child_process";
+spawn("sleep", ["300"], { stdio: ["ignore", "inherit", "inherit"] }).unref();
+${echoCli()}`;
+  const result = await runContract("day-1", {
+    command: fakeCli("leaves-a-child", leaves),
+    only: ["echo-round-trip"],
+    timeoutMs: 20_000,
+  });
+  expect(result.scenarios[0]).toMatchObject({
+    passed: true,
+    timedOut: false,
+    notes: [
+      "the command exited but left a process running that held its output open; the runner stopped it",
+    ],
+  });
+}, 30_000);

@@ -78,6 +78,26 @@ setInterval(() => {}, 1000);
   await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
 }, 30_000);
 
+test("a run ends when the command exits, though a child it left holds stdout", async () => {
+  // The shell exits at once; `sleep` keeps the output pipes open for far longer than the timeout.
+  const run = await runCli(["sh", "-c", "echo started; sleep 300 & echo $!; exit 4"], [], {
+    timeoutMs: 20_000,
+  });
+  expect(run.timedOut).toBe(false);
+  expect(run.exitCode).toBe(4);
+  expect(run.leftRunning).toBe(true);
+  expect(run.stdoutLines[0]).toBe("started");
+  const pid = Number(run.stdoutLines[1]);
+  expect(pid).toBeGreaterThan(0);
+  await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
+}, 30_000);
+
+test("a command whose pipes close as it exits was not left running", async () => {
+  const run = await runCli(["sh", "-c", "sleep 0.2; echo done"], []);
+  expect(run.stdoutLines).toEqual(["done"]);
+  expect(run.leftRunning).toBeUndefined();
+});
+
 test("a program that does not exist is reported, not thrown", async () => {
   const run = await runCli(["agent-code-no-such-program"], []);
   expect(run.spawnError).toMatch(/ENOENT/);
