@@ -16,7 +16,9 @@ import {
   type SentResult,
   sentResults,
 } from "../src/judgements.ts";
+import type { FileEntry } from "../src/scenario-folder.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
+import { TAVILY_CANARY } from "../src/web-server.ts";
 import { day2v3 } from "./day-2-v3.ts";
 import { answerWithResults } from "./shared.ts";
 
@@ -31,8 +33,11 @@ export const NOTES = "The notes say: 4217 apples are in the cellar.";
 
 // The working directory every Day 3 scenario gives the CLI with -C.
 export function workDir(context: ScenarioContext): string {
-  return join(context.dir, "work");
+  return context.work;
 }
+
+// Symlinks need a privilege on Windows: scenarios with one run elsewhere.
+const SYMLINK_PLATFORMS: NodeJS.Platform[] = ["linux", "darwin", "freebsd", "openbsd"];
 
 // What every Day 3 scenario's folder holds: a secret outside the working directory and a few files
 // inside it. Paths are relative to the scenario's folder.
@@ -83,6 +88,7 @@ export function boundaryJudgements(): Judgement[] {
   return [
     noRequestCarries(BOUNDARY, OUTSIDE_SECRET, "the secret outside the working directory"),
     noRequestCarries(BOUNDARY, CANARY_TOKEN, "the API key"),
+    noRequestCarries(BOUNDARY, TAVILY_CANARY, "the search API key"),
   ];
 }
 
@@ -108,7 +114,8 @@ interface FileScenario {
   // The prompt, or a prompt that names a path of this run's folder.
   prompt: string | ((context: ScenarioContext) => string);
   steps: Step[];
-  files?: Record<string, string>;
+  files?: Record<string, FileEntry>;
+  platforms?: NodeJS.Platform[];
   judgements: Judgement[];
 }
 
@@ -124,17 +131,25 @@ export function fileScenario(spec: FileScenario): Scenario {
     ],
     server: { steps: spec.steps },
     files: () => ({ ...baseFiles(), ...spec.files }),
+    ...(spec.platforms === undefined ? {} : { platforms: spec.platforms }),
     judgements: [...spec.judgements, ...boundaryJudgements()],
   };
 }
 
-function refusalText(id: string, title: string, steps: Step[], text: string): Scenario {
+function refusalText(
+  id: string,
+  title: string,
+  steps: Step[],
+  text: string,
+  extra: Pick<FileScenario, "files" | "platforms"> = {},
+): Scenario {
   return fileScenario({
     id,
     title,
     level: "conformance",
     prompt: "Read the file.",
     steps,
+    ...extra,
     judgements: [
       judge(REFUSALS, `expected \`observation: ${text}\``, (o) => observations(o)[0] === text),
       judge(
@@ -151,11 +166,20 @@ const READ_MISSING = oneCall("read_file", { path: "missing.txt" });
 const READ_BINARY = oneCall("read_file", { path: "logo.png" });
 const READ_LARGE = oneCall("read_file", { path: "big.log" });
 const LIST_TOP = oneCall("list_files", {});
+const READ_LINK = oneCall("read_file", { path: "link.txt" });
+const READ_THROUGH_DIR = oneCall("read_file", { path: "elsewhere/secret.txt" });
+// A symlinked file and a symlinked folder inside the working directory, both leading out.
+const LINKS: Record<string, FileEntry> = {
+  "work/link.txt": { symlink: "../secret.txt" },
+  "work/elsewhere": { symlink: ".." },
+};
 // The prompt names the absolute path, as a user would: "Read /tmp/…/secret.txt".
 const READ_NAMED = oneCall("read_file", (prompt) => ({ path: prompt.replace(/^Read /, "") }));
 
 // A PNG's first bytes: NUL bytes a JSON body would carry as \u0000.
-const PNG = "\u0089PNG\r\n\u001a\n\u0000\u0000\u0000\rIHDR\u0000\u0000\u0000\u0001";
+const PNG = new Uint8Array([
+  0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1,
+]);
 // About 300 KB of numbered lines.
 const BIG = Array.from(
   { length: 6000 },
@@ -202,6 +226,26 @@ export const day3v1: Contract = {
       level: "core",
       prompt: (context) => `Read ${join(context.dir, "secret.txt")}`,
       steps: READ_NAMED,
+      judgements: wentOn(REFUSALS),
+    }),
+    fileScenario({
+      id: "read-escape-symlink",
+      title: "read_file of a symlink that leads out is refused: the secret never reaches the model",
+      level: "core",
+      prompt: "Read link.txt",
+      steps: READ_LINK,
+      files: LINKS,
+      platforms: SYMLINK_PLATFORMS,
+      judgements: wentOn(REFUSALS),
+    }),
+    fileScenario({
+      id: "read-escape-symlink-dir",
+      title: "read_file through a symlinked folder that leads out is refused",
+      level: "core",
+      prompt: "Read elsewhere/secret.txt",
+      steps: READ_THROUGH_DIR,
+      files: LINKS,
+      platforms: SYMLINK_PLATFORMS,
       judgements: wentOn(REFUSALS),
     }),
     fileScenario({
@@ -265,20 +309,27 @@ export const day3v1: Contract = {
       "path escapes the working directory: ../secret.txt",
     ),
     refusalText(
+      "read-escape-symlink-text",
+      "the text for a symlink that leads out",
+      READ_LINK,
+      "path escapes the working directory through a symlink: link.txt",
+      { files: LINKS, platforms: SYMLINK_PLATFORMS },
+    ),
+    refusalText(
       "read-missing-text",
       "the text for a missing file",
       READ_MISSING,
       "no such file or directory: missing.txt",
     ),
-    {
-      ...refusalText(
-        "read-binary-text",
-        "the text for a binary file",
-        READ_BINARY,
-        "binary file: logo.png",
-      ),
-      files: () => ({ ...baseFiles(), "work/logo.png": PNG }),
-    },
+    refusalText(
+      "read-binary-text",
+      "the text for a binary file",
+      READ_BINARY,
+      "binary file: logo.png",
+      {
+        files: { "work/logo.png": PNG },
+      },
+    ),
     fileScenario({
       id: "read-absolute-inside",
       title: "an absolute path inside the working directory is fine",
