@@ -1,7 +1,8 @@
 // The benchmark's floor: a server that does no work of its own. It answers every POST with bytes
 // the fake server produced earlier for the same path (the streamed ones when the body asks for a
 // stream), so a round trip against it costs what the client, its SDK and Node's HTTP cost.
-// Usage: canned-server FILE, where FILE maps "<path> json|sse" to {contentType, body}.
+// Usage: canned-server FILE, where FILE maps "<path> json|sse|get" to {contentType, body} (`get`:
+// a GET of the path, as the fake web answers it).
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,7 +24,8 @@ const server = createServer((req, res) => {
   req.on("data", (chunk: Buffer) => chunks.push(chunk));
   req.on("end", () => {
     const streams = Buffer.concat(chunks).includes('"stream":true');
-    const canned = answers.get(`${req.url} ${streams ? "sse" : "json"}`);
+    const kind = req.method === "GET" ? "get" : streams ? "sse" : "json";
+    const canned = answers.get(`${req.url} ${kind}`);
     if (canned === undefined) {
       res.writeHead(404).end();
       return;

@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { startFakeServer } from "../src/server.ts";
+import { startFakeWeb } from "../src/web-server.ts";
 
 const ROUND_TRIPS = 1000;
 const WARM_UP = 200;
@@ -29,6 +30,8 @@ const CHAT_PARAMS = {
   model: "gpt-4.1",
   messages: [{ role: "user" as const, content: "What is the weather in Paris?" }],
 };
+// A page of about 4 KiB, the size of a small documentation page.
+const PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Fixture Title</title></head><body>${'<p>Some text of a page, with a <a href="/next">link</a>.</p>\n'.repeat(64)}</body></html>`;
 const REPLY = {
   content: [
     { type: "text" as const, text: "Let me check the weather in Paris for you." },
@@ -60,7 +63,12 @@ interface Figures {
 }
 
 // Each round trip, and the request body it sends, so the floor server can be given the same answer.
-const CALLS: { name: string; path: string; body: object; call(c: Clients): Promise<unknown> }[] = [
+const CALLS: {
+  name: string;
+  path: string;
+  body: object;
+  call(c: Clients, url: string): Promise<unknown>;
+}[] = [
   {
     name: "messages, non-streaming",
     path: "/v1/messages",
@@ -99,8 +107,12 @@ const CALLS: { name: string; path: string; body: object; call(c: Clients): Promi
   },
 ];
 
-const { values } = parseArgs({ options: { "in-process": { type: "boolean" } } });
+const { values } = parseArgs({
+  options: { "in-process": { type: "boolean" }, "web-only": { type: "boolean" } },
+});
 const inProcess = values["in-process"] === true;
+// --web-only: the page fetch alone, without the SDKs' round trips.
+const calls = values["web-only"] === true ? [] : CALLS;
 const fake = inProcess ? await inProcessServer() : await separateServer(["src/server-cli.ts"]);
 const floorFile = inProcess ? undefined : await cannedAnswers(fake);
 const floor =
@@ -112,15 +124,16 @@ const sampler = setInterval(() => {
 }, 5);
 
 const results: { name: string; fake: Figures; floor?: Figures }[] = [];
-for (const { name, call } of CALLS) {
+for (const { name, call } of calls) {
   const [onFake, onFloor] = await measure(floor ? [fake, floor] : [fake], call);
   results.push({ name, fake: onFake as Figures, ...(onFloor ? { floor: onFloor } : {}) });
 }
-clearInterval(sampler);
 const serverPeak = fake.pid === undefined ? undefined : peakRssOf(fake.pid);
 await fake.close();
 await floor?.close();
 if (floorFile) await rm(dirname(floorFile), { recursive: true, force: true });
+results.push(await measureWeb());
+clearInterval(sampler);
 
 const where = inProcess ? "the fake server in this process" : "each server in its own process";
 console.log(
@@ -151,7 +164,7 @@ else {
 // meet the client's code equally warmed up.
 async function measure(
   servers: BenchServer[],
-  call: (c: Clients) => Promise<unknown>,
+  call: (c: Clients, url: string) => Promise<unknown>,
 ): Promise<Figures[]> {
   const runs = servers.map((server) => ({
     server,
@@ -165,13 +178,13 @@ async function measure(
   for (const { server } of runs) {
     await server.script(Array.from({ length: WARM_UP + ROUND_TRIPS }, () => REPLY));
   }
-  for (let i = 0; i < WARM_UP; i++) for (const run of runs) await call(run.clients);
+  for (let i = 0; i < WARM_UP; i++) for (const run of runs) await call(run.clients, run.server.url);
   const serverBefore = runs.map(({ server }) => cpuOf(server.pid));
   for (let i = 0; i < ROUND_TRIPS; i++) {
     for (const run of runs) {
       const cpuBefore = process.cpuUsage();
       const began = performance.now();
-      await call(run.clients);
+      await call(run.clients, run.server.url);
       run.times.push(performance.now() - began);
       const { user, system } = process.cpuUsage(cpuBefore);
       run.cpu += (user + system) / 1000;
@@ -205,6 +218,37 @@ async function inProcessServer(): Promise<BenchServer> {
   };
 }
 
+// A fetch of a web page, as a web_fetch tool makes it: the fake web (`fake-server --web`, or in
+// this process with --in-process) against a floor that serves the same bytes.
+async function measureWeb(): Promise<{ name: string; fake: Figures; floor?: Figures }> {
+  const name = "web page (4 KiB HTML)";
+  const routes = { "/page": { type: "text/html; charset=utf-8", body: PAGE } };
+  const fetchPage = async (_c: Clients, url: string) => (await fetch(`${url}/page`)).text();
+  if (inProcess) {
+    const web = await startFakeWeb({ routes });
+    const server = { url: web.url, script: async () => {}, close: () => web.close() };
+    const [onFake] = await measure([server], fetchPage);
+    await server.close();
+    return { name, fake: onFake as Figures };
+  }
+  const dir = await mkdtemp(join(tmpdir(), "agent-code-bench-"));
+  await writeFile(join(dir, "web.json"), JSON.stringify({ routes }));
+  const answers = { "/page get": { contentType: routes["/page"].type, body: PAGE } };
+  await writeFile(join(dir, "answers.json"), JSON.stringify(answers));
+  const web = await separateServer(["src/server-cli.ts", "--web", join(dir, "web.json")]);
+  const webFloor = await separateServer(["bench/canned-server.ts", join(dir, "answers.json")]);
+  // The floor must serve the very bytes the fake does, or the difference means nothing.
+  for (const server of [web, webFloor]) {
+    const text = await fetchPage(undefined as never, server.url);
+    if (text !== PAGE) throw new Error(`${server.url}/page did not serve the page`);
+  }
+  const [onFake, onFloor] = await measure([web, webFloor], fetchPage);
+  await web.close();
+  await webFloor.close();
+  await rm(dir, { recursive: true, force: true });
+  return { name, fake: onFake as Figures, ...(onFloor ? { floor: onFloor } : {}) };
+}
+
 // A server command (the `fake-server` one, as a learner starts it, or the floor's) under tsx; it
 // prints its URL, then serves until SIGTERM. Paths are the test-kit's.
 async function separateServer(args: string[]): Promise<BenchServer> {
@@ -222,7 +266,7 @@ async function separateServer(args: string[]): Promise<BenchServer> {
     });
     if (!response.ok) throw new Error(`${name}: ${response.status} ${await response.text()}`);
   };
-  const isFake = script === "src/server-cli.ts";
+  const isFake = script === "src/server-cli.ts" && !rest.includes("--web");
   return {
     url,
     ...(child.pid === undefined ? {} : { pid: child.pid }),

@@ -78,6 +78,15 @@ setInterval(() => {}, 1000);
   await expect.poll(() => isRunning(pid), { timeout: 5000 }).toBe(false);
 }, 30_000);
 
+test("the caller's search keys do not reach the child", async () => {
+  process.env.TAVILY_API_KEY = "tvly-caller-canary";
+  process.env.BRAVE_API_KEY = "BSA-caller-canary";
+  process.env.AGENT_CODE_SEARCH_BASE_URL = "https://example.invalid";
+  const run = await runCli(printEnv, []);
+  expect(run.stdout).not.toContain("caller-canary");
+  expect(run.stdout).not.toContain("example.invalid");
+});
+
 test("a run ends when the command exits, though a child it left holds stdout", async () => {
   // The shell exits at once; `sleep` keeps the output pipes open for far longer than the timeout.
   const run = await runCli(["sh", "-c", "echo started; sleep 300 & echo $!; exit 4"], [], {
