@@ -13,6 +13,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-2-v2": ["system-date-round", "parallel-tool-calls"],
   "day-2-v3": ["two-step-chain", "mock-offline-reduction", "max-steps", "stop-max_tokens"],
   "day-2-challenges": ["zone-unknown", "streams"],
+  "day-3-v1": ["read-escape-parent", "read-offset-limit", "list-files"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
@@ -33,6 +34,8 @@ const NORMALISE: { pattern: RegExp; replacement: string }[] = [
     replacement: "2026-05-20 14:32:00 UTC",
   },
   { pattern: /127\.0\.0\.1:\d+/g, replacement: "127.0.0.1:PORT" },
+  // A Day 3 scenario's working directory, <its temporary folder>/work.
+  { pattern: /\/[^\s'"]*agent-code-scenario-[A-Za-z0-9]+\/work/g, replacement: "/your/project" },
 ];
 const PROJECT_DIR = "/your/project";
 

@@ -1,5 +1,6 @@
-// A check that cannot fail is no check: copies of day-2-v3, each broken the way learners break it,
-// must each fail the scenario that teaches the point, with a reason a learner can act on.
+// A check that cannot fail is no check: copies of day-2-v3 (and day-3-v1), each broken the way
+// learners break it, must each fail the scenario that teaches the point, with a reason a learner
+// can act on.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -12,6 +13,8 @@ import { stageDir } from "../lib/command.ts";
 
 interface Broken {
   name: string;
+  // The stage copied and checked; day-2-v3 when not given.
+  stage?: string;
   // [file in src/, text it holds exactly once, what it becomes]
   edits: [string, string, string][];
   scenario: string;
@@ -20,6 +23,7 @@ interface Broken {
 }
 
 const STAGE = stageDir("day-2-v3");
+const SECRET_SENT = "no request may carry the secret outside the working directory";
 const ONE_MESSAGE = 'messages.push({ role: "user", content: results });';
 const MISSING_DATE_RESULT =
   "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_date_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.";
@@ -142,6 +146,31 @@ const BROKEN: Broken[] = [
     scenario: "two-step-chain",
     message: "expected three requests: the loop keeps going while the model asks for tools",
   },
+  {
+    name: "no-boundary",
+    stage: "day-3-v1",
+    edits: [
+      ["fs-safety.ts", "if (escapes(root, absolute, paths)) {", "if (paths === undefined) {"],
+      ["fs-safety.ts", "if (escapes(root, real)) {", "if (real === undefined) {"],
+    ],
+    scenario: "read-escape-parent",
+    message: SECRET_SENT,
+  },
+  {
+    // Checks the spelling only: a symlink inside that leads out gets through.
+    name: "spelling-only-boundary",
+    stage: "day-3-v1",
+    edits: [["fs-safety.ts", "const real = realOfNearest(absolute);", "const real = absolute;"]],
+    scenario: "read-escape-symlink",
+    message: SECRET_SENT,
+  },
+  {
+    name: "whole-file",
+    stage: "day-3-v1",
+    edits: [["tools.ts", "return lineWindow(lines, offset, limit);", 'return lines.join("\\n");']],
+    scenario: "read-large",
+    message: "the result should be under 10,000 characters",
+  },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "check-broken-"));
@@ -150,7 +179,7 @@ const dir = mkdtempSync(join(tmpdir(), "check-broken-"));
 beforeAll(async () => {
   for (const broken of BROKEN) {
     const src = join(dir, broken.name, "src");
-    cpSync(join(STAGE, "src"), src, { recursive: true });
+    cpSync(join(stageDir(broken.stage ?? "day-2-v3"), "src"), src, { recursive: true });
     for (const [file, from, to] of broken.edits) {
       const text = readFileSync(join(src, file), "utf8");
       if (text.split(from).length !== 2) throw new Error(`${file} must hold once: ${from}`);
@@ -186,7 +215,7 @@ test.each(BROKEN.map((broken) => [broken.name, broken] as const))(
     let text = "";
     const report = await runCheck(
       {
-        stages: ["day-2-v3"],
+        stages: [broken.stage ?? "day-2-v3"],
         project: dir,
         command: [process.execPath, join(dir, `${name}.mjs`)],
         strict: false,

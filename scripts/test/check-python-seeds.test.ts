@@ -484,3 +484,133 @@ describe.skipIf(!HAS_PYTHON)(
     );
   },
 );
+
+// Day 3, from the Python course's Day 3 as docs/../origin-course notes it: `fs_safety` rules
+// (resolve, then relative_to the cwd; a suffix allowlist, else a NUL in the first 1024 bytes;
+// 256 KiB at most; 8000 characters), tools that return `error: …` strings, so every refusal goes
+// back with is_error false, and absolute paths refused like any other outside path. Added to the
+// program above by edits, so the Day 2 behaviour under it is the same program's.
+const DAY_3_TOOLS = String.raw`
+from pathlib import Path
+
+TEXT_SUFFIXES = {".py", ".md", ".txt", ".toml", ".json", ".js", ".ts", ".tsx", ".jsx", ".html",
+                 ".css", ".yaml", ".yml", ".ini", ".cfg", ".sh", ".lock", ".gitignore", ".csv",
+                 ".xml", ".rs", ".go", ".java", ".c"}
+MAX_READ_BYTES = 256 * 1024
+DEFAULT_MAX_CHARS = 8000
+DEFAULT_SKIP_DIRS = {".git", ".venv", "venv", "node_modules", "dist", "build", "__pycache__",
+                     ".mypy_cache", ".pytest_cache", ".ruff_cache"}
+
+
+def resolve_in_cwd(p):
+    cwd = Path.cwd().resolve()
+    target = (cwd / p).resolve()
+    try:
+        target.relative_to(cwd)
+    except ValueError:
+        raise ValueError(f"path escapes cwd: {p}")
+    return target
+
+
+def truncate_output(text, max_chars=DEFAULT_MAX_CHARS):
+    if len(text) <= max_chars:
+        return text
+    return text[:max_chars] + f"\n[truncated {len(text) - max_chars} chars]"
+
+
+def read_file(path):
+    try:
+        target = resolve_in_cwd(path)
+        if target.suffix not in TEXT_SUFFIXES:
+            with open(target, "rb") as handle:
+                if b"\0" in handle.read(1024):
+                    return f"error: binary file: {target.name}"
+        size = target.stat().st_size
+        if size > MAX_READ_BYTES:
+            return (f"error: file too large: {size} bytes > {MAX_READ_BYTES}; "
+                    "read a smaller file or use grep instead")
+        return truncate_output(target.read_text(encoding="utf-8", errors="replace"))
+    except Exception as exc:
+        return f"error: {exc}"
+
+
+def list_files(path="."):
+    try:
+        target = resolve_in_cwd(path)
+        if not target.is_dir():
+            return f"error: not a directory: {path}"
+        entries = [entry for entry in target.iterdir() if entry.name not in DEFAULT_SKIP_DIRS]
+        entries.sort(key=lambda entry: (not entry.is_dir(), entry.name))
+        lines = [entry.name + ("/" if entry.is_dir() else "") for entry in entries]
+        return truncate_output("\n".join(lines)) if lines else "(empty)"
+    except Exception as exc:
+        return f"error: {exc}"
+
+
+if LEVEL >= 4:
+    TOOLS["read_file"] = (read_file, "Read a text file inside the working directory.",
+                          {"type": "object", "properties": {"path": {"type": "string"}},
+                           "required": ["path"]})
+    TOOLS["list_files"] = (list_files, "List one folder inside the working directory.",
+                           {"type": "object",
+                            "properties": {"path": {"type": "string", "default": "."}},
+                            "required": []})
+
+
+def run_tool(name, args):`;
+
+const DAY_3_EDITS: [string, string][] = [
+  ['STAGE = "day-2-v3"', 'STAGE = "day-3-v1"'],
+  ['"day-2-v2", "day-2-v3"].index(STAGE)', '"day-2-v2", "day-2-v3", "day-3-v1"].index(STAGE)'],
+  ["\n\ndef run_tool(name, args):", DAY_3_TOOLS],
+  // The tools work in the directory -C names, as the origin's ToolContext carries it.
+  ["    if options.prompt:\n", "    os.chdir(options.cwd)\n    if options.prompt:\n"],
+];
+
+// Day 3's notes: this course's texts and is_error, and what it adds (absolute paths inside, a
+// line window, offset and limit, the skip list named); then Day 2's, but its unknown-tool text,
+// which Day 3 replaces with its own.
+const DAY_3_NOTES = [
+  "read-escape-text",
+  "read-escape-symlink-text",
+  "read-missing-text",
+  "read-binary-text",
+  "read-absolute-inside",
+  "read-offset-limit",
+  "read-window-text",
+  "list-skipped-text",
+  "list-not-dir-text",
+  "unknown-tool-text",
+  ...(NOTES["day-2-v3"] ?? []).filter((id) => id !== "unknown-tool-text"),
+];
+
+describe.skipIf(!HAS_PYTHON)(
+  "a Python Day 3 written from the origin course (needs python3)",
+  () => {
+    test(
+      "passes every core scenario of day-3-v1; each miss is a conformance note",
+      async () => {
+        const command = write("day_3_v1", AGENT_CODE, DAY_3_EDITS);
+        const run = await check(["day-3-v1", "--cmd", command]);
+        expect(run.stdout).not.toMatch(/^FAIL/m);
+        expect(run.exitCode).toBe(0);
+        expect(noteIds(run.stdoutLines)).toEqual(DAY_3_NOTES);
+        expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-3-v1");
+      },
+      // Day 3's contract is Day 2's and some twenty scenarios more.
+      2 * WHOLE_CONTRACT_MS,
+    );
+
+    test("without the realpath check (spelling only), a symlink that leads out fails", async () => {
+      const command = write("day_3_v1_spelling_only", AGENT_CODE, [
+        ...DAY_3_EDITS,
+        ["    target = (cwd / p).resolve()", "    target = Path(os.path.normpath(cwd / p))"],
+      ]);
+      const run = await check(["day-3-v1", "--cmd", command, "--only", "read-escape-symlink"]);
+      expect(run.exitCode).toBe(1);
+      expect(run.stdout).toContain(
+        "      - no request may carry the secret outside the working directory\n",
+      );
+    }, 30_000);
+  },
+);

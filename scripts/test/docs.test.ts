@@ -227,11 +227,11 @@ test("a relative link to a missing file or heading fails; external links and cod
   const root = drifted(
     FIXTURE,
     (text) =>
-      `${text}\nMore: [day 3](day-3.md), [a heading](../README.md#no-such-heading), [web](https://example.com/x#y), \`[code](gone.md)\`.\n`,
+      `${text}\nMore: [a page](no-such-page.md), [a heading](../README.md#no-such-heading), [web](https://example.com/x#y), \`[code](gone.md)\`.\n`,
   );
-  const line = lineOf(readFileSync(join(root, FIXTURE), "utf8"), "[day 3]");
+  const line = lineOf(readFileSync(join(root, FIXTURE), "utf8"), "[a page]");
   expect(await problems(root)).toEqual([
-    `docs/fixture.md:${line}: broken link day-3.md: docs/day-3.md does not exist`,
+    `docs/fixture.md:${line}: broken link no-such-page.md: docs/no-such-page.md does not exist`,
     `docs/fixture.md:${line}: broken link ../README.md#no-such-heading: README.md has no heading with the anchor #no-such-heading`,
   ]);
 });

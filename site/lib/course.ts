@@ -28,6 +28,7 @@ export const COURSE: CourseGroup[] = [
   { text: "The course", entries: [{ page: "README.md", text: "The course map" }] },
   { text: "Day 1", entries: [{ page: "day-1.md", steps: true }] },
   { text: "Day 2", entries: [{ page: "day-2.md", steps: true }] },
+  { text: "Day 3", entries: [{ page: "day-3.md", steps: true }] },
   {
     text: "Challenges",
     entries: [

@@ -248,12 +248,17 @@ function loopScenarios(under: Under): Scenario[] {
       id: "unknown-tool",
       title: "an unknown tool is an error result the model reads; the run goes on",
       level: "core",
-      args: ["read notes.txt"],
+      args: ["teleport to the moon"],
       server: {
         steps: [
           {
             content: [
-              { type: "tool_use", id: "call_read_1", name: "read_file", input: { path: "x" } },
+              {
+                type: "tool_use",
+                id: "call_teleport_1",
+                name: "teleport",
+                input: { to: "the moon" },
+              },
             ],
           },
           answerWithResults,
@@ -263,7 +268,7 @@ function loopScenarios(under: Under): Scenario[] {
         exitCode(NEUTRAL, 0, "a model's mistake is not a failed run"),
         judge(NEUTRAL, "the result should go back, naming the unknown tool", (o) => {
           const [result] = sentResults(o.requests[1]);
-          return result?.id === "call_read_1" && result.text.includes("read_file");
+          return result?.id === "call_teleport_1" && result.text.includes("teleport");
         }),
         judge(NEUTRAL, "the run should go on to a final answer", (o) =>
           (finalText(o) ?? "").startsWith("The tools said: "),

@@ -33,11 +33,12 @@ const ECHO_CALL = {
   input: { text: "hi" },
 } as const;
 
-// The model asks for a tool this stage does not have, then answers whatever it was told.
+// The model asks for a tool this stage does not have, then answers whatever it was told. No day of
+// the course defines `teleport`, so later stages keep this scenario as it is.
 const UNKNOWN_TOOL_STEPS: Step[] = [
   {
     content: [
-      { type: "tool_use", id: "toolu_read_1", name: "read_file", input: { path: "notes.txt" } },
+      { type: "tool_use", id: "toolu_teleport_1", name: "teleport", input: { to: "the moon" } },
     ],
   },
   answerWithResults,
@@ -222,7 +223,7 @@ export const day2v2: Contract = {
       id: "unknown-tool",
       title: "an unknown tool comes back as an is_error result and the run goes on",
       level: "core",
-      args: ["Read the file notes.txt"],
+      args: ["Teleport to the moon"],
       server: { steps: UNKNOWN_TOOL_STEPS },
       judgements: [
         exitCode(V2, 0, "a model's mistake is not a failed run"),
@@ -230,7 +231,7 @@ export const day2v2: Contract = {
           const results = toolResults(secondRequestMessages(o)[2]);
           return (
             results.length === 1 &&
-            results[0]?.tool_use_id === "toolu_read_1" &&
+            results[0]?.tool_use_id === "toolu_teleport_1" &&
             results[0]?.is_error === true
           );
         }),
@@ -241,14 +242,14 @@ export const day2v2: Contract = {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are",
       level: "conformance",
-      args: ["Read the file notes.txt"],
+      args: ["Teleport to the moon"],
       server: { steps: UNKNOWN_TOOL_STEPS },
       judgements: [
         judge(
           V2,
-          "expected `observation: unknown tool: read_file (available: echo, system_date)`",
+          "expected `observation: unknown tool: teleport (available: echo, system_date)`",
           (o) =>
-            sameJson(observations(o), ["unknown tool: read_file (available: echo, system_date)"]),
+            sameJson(observations(o), ["unknown tool: teleport (available: echo, system_date)"]),
         ),
       ],
     },

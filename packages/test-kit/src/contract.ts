@@ -181,7 +181,7 @@ export interface ContractResult {
 const DEAD_URL = "http://127.0.0.1:9";
 const WORK = "work";
 // Every scenario runs with a key, and no scenario may print one: this value is easy to spot.
-const CANARY_TOKEN = "sk-agent-code-canary-7d1f";
+export const CANARY_TOKEN = "sk-agent-code-canary-7d1f";
 const SECRET_NAME = /(API_KEY|AUTH_TOKEN)$/i;
 const LEFT_RUNNING =
   "the command exited but left a process running that held its output open; the runner stopped it";

@@ -100,6 +100,23 @@ export function mentionsNoSecret(observed: Observed, secret: string): boolean {
   return !observed.stdout.includes(secret) && !observed.stderr.includes(secret);
 }
 
+// A judgement that no request's body holds `text` in any of its strings (its keys too), however
+// the JSON escaped it: a secret from outside the working directory, a key, a NUL byte.
+export function noRequestCarries(docs: string, text: string, what: string): Judgement {
+  return judge(docs, `no request may carry ${what}`, (observed) =>
+    observed.requests.every((request) => !stringsOf(request.body).some((s) => s.includes(text))),
+  );
+}
+
+function stringsOf(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (Array.isArray(value)) return value.flatMap(stringsOf);
+  if (typeof value === "object" && value !== null) {
+    return Object.entries(value).flatMap(([key, inner]) => [key, ...stringsOf(inner)]);
+  }
+  return [];
+}
+
 // The content of the tool_result blocks in a wire message, or [] when it holds none.
 export function toolResults(
   message: unknown,
