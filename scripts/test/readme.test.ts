@@ -1,0 +1,14 @@
+// The README is for learners first: how to use the repository, not how fast it ran on one
+// machine. Measured figures live on docs/benchmarks.md, which the README links once.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { ROOT } from "../lib/command.ts";
+
+test("the README holds no measured timings and links the benchmarks page once", () => {
+  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
+  expect(readme.match(/\b\d+(\.\d+)? s\b|\b\d+(\.\d+)?x\b|quiet, on \d/g)).toBeNull();
+  expect(readme.split("(docs/benchmarks.md)").length - 1).toBe(1);
+  const page = readFileSync(join(ROOT, "docs", "benchmarks.md"), "utf8");
+  expect(page).toMatch(/`pnpm check --all` +\| \d+(\.\d+)? s/);
+});
