@@ -12,3 +12,13 @@ test("the README holds no measured timings and links the benchmarks page once", 
   const page = readFileSync(join(ROOT, "docs", "benchmarks.md"), "utf8");
   expect(page).toMatch(/`pnpm check --all` +\| \d+(\.\d+)? s/);
 });
+
+test("Day 2 teaches running your own project against the fake server, and reading what it sent", () => {
+  const page = readFileSync(join(ROOT, "docs", "day-2.md"), "utf8");
+  const start = page.indexOf("\n### Run your own project against the fake server\n");
+  expect(start).toBeGreaterThan(0);
+  const section = page.slice(start, page.indexOf("\n## ", start));
+  expect(section).toContain("fake-server --script");
+  expect(section).toContain("ANTHROPIC_BASE_URL=http://127.0.0.1:");
+  expect(section).toContain("/_fake/requests");
+});
