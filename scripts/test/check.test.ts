@@ -162,11 +162,15 @@ test("a first screen from a report: the stage after the highest one, or the firs
     passed,
     scenarios: passed ? [scenario("ok", "pass"), scenario("n", "note")] : [scenario("x", "fail")],
   });
-  const screen = (passed: boolean[]) => {
+  const screen = (passed: boolean[], verbose = false) => {
     let text = "";
-    const output = textOutput((chunk) => {
-      text += chunk;
-    }, false);
+    const output = textOutput(
+      (chunk) => {
+        text += chunk;
+      },
+      false,
+      verbose,
+    );
     const stages = ["day-1", "day-2-v1", "day-2-v2"].map((name, index) =>
       stage(name, passed[index] ?? false),
     );
@@ -218,6 +222,12 @@ test("a first screen from a report: the stage after the highest one, or the firs
   const none = screen([false, false, false]);
   expect(none).toContain("day-1, the next stage, still misses:");
   expect(none.join("\n")).not.toContain("outgrown");
+  // --verbose: every stage's scenarios as they finish, as one stage prints them.
+  const verbose = screen([false, true, false], true);
+  expect(verbose).toContain("day-1: day-1 title");
+  expect(verbose).toContain("PASS  the ok  [ok]");
+  expect(verbose).toContain("day-1 not passed: 1 of 1 core scenarios failed");
+  expect(verbose.at(-2)).toBe("highest stage passed: day-2-v1");
 });
 
 test("the same 400 text is quoted once in a stage, then referred to", () => {
