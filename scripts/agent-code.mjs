@@ -8,11 +8,13 @@ import { ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
 export const NEWEST_OFFLINE_STAGE = "day-3-v1";
 
 /**
- * @param {string[]} args
+ * @param {string[]} given
  * @param {string} callerDir
  * @returns {string[]}
  */
-export function withCallerCwd(args, callerDir) {
+export function withCallerCwd(given, callerDir) {
+  // `pnpm agent-code -- hi` passes its `--` on; with --cwd put before it, it would end the options.
+  const args = given[0] === "--" ? given.slice(1) : given;
   const hasCwd = args.some(
     (arg) => arg === "-C" || arg === "--cwd" || arg.startsWith("--cwd=") || /^-C./.test(arg),
   );

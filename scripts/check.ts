@@ -5,27 +5,34 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { findContract, splitCommand } from "@agent-code/test-kit";
-import { bundleProject } from "./lib/bundle.mjs";
-import { jsonOutput, textOutput } from "./lib/check-report.ts";
+import { bundleProject, sourceError } from "./lib/bundle.mjs";
+import { buildFailure, jsonOutput, textOutput } from "./lib/check-report.ts";
 import { type CheckSettings, runCheck } from "./lib/check-run.ts";
 import { requireStage, runCommand, STAGES, UsageError, useColour } from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json] [--only <scenario>] [--timeout-ms <ms>]';
+  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json] [--verbose] [--only <scenario>] [--timeout-ms <ms>]';
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 
 async function main(argv: string[]): Promise<number> {
-  const { settings, json, note } = checkSettings(argv, process.env.INIT_CWD ?? process.cwd());
+  const { settings, json, verbose, note, buildError } = checkSettings(
+    argv,
+    process.env.INIT_CWD ?? process.cwd(),
+  );
   if (note !== undefined) console.error(note);
   const write = (text: string) => process.stdout.write(text);
+  if (buildError !== undefined) {
+    write(buildFailure(settings, buildError, json));
+    return 1;
+  }
   const output = json
     ? jsonOutput(
         write,
         process.stderr.isTTY ? (text) => process.stderr.write(text) : undefined,
         useColour(process.stderr),
       )
-    : textOutput(write, useColour(process.stdout));
+    : textOutput(write, useColour(process.stdout), verbose);
   // The commands run in process groups of their own, which a Ctrl-C does not reach: stop them.
   const interrupt = new AbortController();
   const stop = () => interrupt.abort();
@@ -48,7 +55,13 @@ async function main(argv: string[]): Promise<number> {
 export function checkSettings(
   argv: string[],
   callerDir: string,
-): { settings: CheckSettings; json: boolean; note?: string } {
+): {
+  settings: CheckSettings;
+  json: boolean;
+  verbose: boolean;
+  note?: string;
+  buildError?: string;
+} {
   const { values, positionals } = parseCheckArgs(argv);
   if (positionals.length > 1) {
     throw new UsageError(`one stage at a time, got: ${positionals.join(" ")} (${USAGE})`);
@@ -65,9 +78,11 @@ export function checkSettings(
   if (statSync(project, { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new UsageError(`project directory not found: ${project}`);
   }
-  const { command, note } =
+  const { command, note, buildError } =
     values.cmd === undefined ? defaultCommand(project) : { command: splitCommand(values.cmd) };
-  if (command.length === 0) throw new UsageError("--cmd is empty: give the command to run");
+  if (command.length === 0 && buildError === undefined) {
+    throw new UsageError("--cmd is empty: give the command to run");
+  }
   const ids = findContract(stages[0] ?? "")?.scenarios.map((scenario) => scenario.id) ?? [];
   const unknown = values.only?.find((id) => !ids.includes(id));
   if (unknown !== undefined) {
@@ -83,7 +98,9 @@ export function checkSettings(
       timeoutMs: timeoutOption(values["timeout-ms"]),
     },
     json: values.json === true,
+    verbose: values.verbose === true,
     ...(note === undefined ? {} : { note }),
+    ...(buildError === undefined ? {} : { buildError }),
   };
 }
 
@@ -99,6 +116,7 @@ function parseCheckArgs(argv: string[]) {
         cmd: { type: "string" },
         strict: { type: "boolean" },
         json: { type: "boolean" },
+        verbose: { type: "boolean" },
         only: { type: "string", multiple: true },
         "timeout-ms": { type: "string" },
       },
@@ -113,7 +131,12 @@ const PASS_CMD = 'pass --cmd "<the command that runs your agent-code>"';
 // Without --cmd, src/cli.ts is bundled once for the whole check and every scenario starts the
 // bundle, with source maps so that a stack trace names the project's files. When it does not
 // bundle, tsx runs the sources, as the project's `pnpm start` does, only slower.
-function defaultCommand(project: string): { command: string[]; note?: string } {
+// Sources that do not even parse are one failure, quoting esbuild, and nothing runs.
+function defaultCommand(project: string): {
+  command: string[];
+  note?: string;
+  buildError?: string;
+} {
   if (!existsSync(join(project, "src", "cli.ts"))) {
     throw new UsageError(`no src/cli.ts in ${project}: ${PASS_CMD}`);
   }
@@ -123,6 +146,7 @@ function defaultCommand(project: string): { command: string[]; note?: string } {
     return { command: [process.execPath, "--enable-source-maps", bundle] };
   } catch (error) {
     reason = bundleError(error);
+    if (sourceError(project, error)) return { command: [], buildError: reason };
   }
   if (!hasTsx(project)) {
     throw new UsageError(

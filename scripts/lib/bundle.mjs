@@ -1,8 +1,8 @@
 // A learner's project bundled once per `pnpm check` with esbuild, so that every scenario starts a
 // bundle instead of tsx. (A stage's own bundle: @agent-code/test-kit/stage-bundle.)
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join } from "node:path";
+import { dirname, extname, join } from "node:path";
 
 /** @returns {typeof import("esbuild")} */
 function esbuild() {
@@ -62,4 +62,38 @@ function writeProjectBundle(project, external) {
     renameSync(aside, output.path);
   }
   return outfile;
+}
+
+/**
+ * Whether bundling failed because one of the project's own files does not parse (a syntax error),
+ * rather than because the bundle cannot be made (a loader esbuild lacks, a package it cannot take
+ * in), where tsx may still run the sources.
+ * @param {string} project
+ * @param {unknown} error what bundleProject threw
+ * @returns {boolean}
+ */
+export function sourceError(project, error) {
+  const errors = /** @type {{ errors?: import("esbuild").Message[] }} */ (error).errors ?? [];
+  const file = errors[0]?.location?.file;
+  if (file === undefined || file.includes("node_modules")) return false;
+  /** @type {Record<string, import("esbuild").Loader>} */
+  const loaders = {
+    ".ts": "ts",
+    ".mts": "ts",
+    ".cts": "ts",
+    ".tsx": "tsx",
+    ".js": "js",
+    ".mjs": "js",
+  };
+  const loader = loaders[extname(file)];
+  if (loader === undefined) return false;
+  try {
+    esbuild().transformSync(readFileSync(join(project, file), "utf8"), {
+      loader,
+      logLevel: "silent",
+    });
+    return false;
+  } catch {
+    return true;
+  }
 }

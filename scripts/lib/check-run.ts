@@ -31,6 +31,9 @@ export interface ScenarioReport {
   serverText: string | null;
   // The last lines the command wrote to stderr, when it missed: a crash shows why.
   stderrTail: string[] | null;
+  // The lines of stderr that say what went wrong: each error's first line and the frames in the
+  // project's own files, rather than the bottom of a stack.
+  stderrExcerpt?: string[] | null;
 }
 
 export interface StageReport {
@@ -47,6 +50,8 @@ export interface CheckReport {
   strict: boolean;
   stages: StageReport[];
   highestStagePassed: string | null;
+  // Set, with no stages, when the project's sources did not parse and nothing ran.
+  buildError?: string;
 }
 
 // What the text and JSON outputs are told as the check goes; scenarios arrive in contract order.
@@ -127,7 +132,7 @@ async function checkStage(
         cannotStart.abort();
         return;
       }
-      finished.set(scenario.id, scenarioReport(scenario, settings.strict));
+      finished.set(scenario.id, scenarioReport(scenario, stage, settings));
       for (const id of [...pending]) {
         const next = finished.get(id);
         if (next === undefined) break;
@@ -144,21 +149,34 @@ async function checkStage(
     stage: contract.stage,
     title: contract.title,
     passed: settings.strict ? result.strictPassed : result.passed,
-    scenarios: result.scenarios.map((scenario) => scenarioReport(scenario, settings.strict)),
+    scenarios: result.scenarios.map((scenario) => scenarioReport(scenario, stage, settings)),
   };
 }
 
-function scenarioReport(result: ScenarioResult, strict: boolean): ScenarioReport {
-  const decides = strict || result.level === "core";
+function scenarioReport(
+  result: ScenarioResult,
+  stage: string,
+  settings: Pick<CheckSettings, "strict" | "project" | "command">,
+): ScenarioReport {
+  const decides = settings.strict || result.level === "core";
+  const judged = result.failures.map(({ message, docs }) => ({ message, docs: docs || null }));
+  const stderr = result.passed ? "" : result.run.stderr;
+  const args = result.run.command.slice(settings.command.length);
+  const failures = [
+    ...causes(stderr, args, stage, judged[0]?.docs ?? null),
+    // A 400 stops the run, so the exit code and the trace miss too: what was sent says why.
+    ...(result.serverText === undefined ? judged : causeFirst(judged)),
+  ];
   return {
     id: result.id,
     title: result.title,
     level: result.level,
     verdict: result.passed ? "pass" : decides ? "fail" : "note",
     timedOut: result.timedOut,
-    failures: result.failures.map(({ message, docs }) => ({ message, docs: docs || null })),
+    failures,
     serverText: result.serverText ?? null,
     stderrTail: result.passed ? null : stderrTail(result.run.stderr),
+    stderrExcerpt: result.passed ? null : stderrExcerpt(result.run.stderr, settings.project),
   };
 }
 
@@ -167,6 +185,90 @@ const STDERR_LINES = 5;
 function stderrTail(stderr: string): string[] | null {
   const lines = stderr.split("\n").filter((line) => line.trim() !== "");
   return lines.length === 0 ? null : lines.slice(-STDERR_LINES);
+}
+
+// A stack frame: Node's `    at fn (file:line:col)`, Python's `  File "x.py", line 3, in f`.
+const FRAME = /^\s+(at |File ")/;
+const FOREIGN_FRAME = /node:|node_modules|site-packages|<frozen |\(native\)|^\s+at (async )?[^(]*$/;
+
+// Without a stack, stderr's last lines; with one, each error's first line and the frames in the
+// project's own files, which say what went wrong where the bottom frames (`at ModuleJob.run`) do not.
+export function stderrExcerpt(stderr: string, project: string): string[] | null {
+  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+  if (!lines.some((line) => FRAME.test(line))) return stderrTail(stderr);
+  const kept = lines.filter((line, index) => {
+    if (FRAME.test(line)) return line.includes(project) && !FOREIGN_FRAME.test(line);
+    if (line.startsWith("Traceback ")) return false;
+    // An error's first line sits right above its frames; Python's last line names the error.
+    const next = lines[index + 1];
+    return (
+      line.startsWith("error: ") ||
+      (next !== undefined && FRAME.test(next)) ||
+      (index === lines.length - 1 && /^\w+(Error|Exception)\b/.test(line))
+    );
+  });
+  // Python prints the caller first: the frame nearest the error is the last of the project's.
+  const own = kept.filter((line) => FRAME.test(line));
+  const frames = new Set(
+    lines.some((line) => line.startsWith("Traceback")) ? own.slice(-2) : own.slice(0, 2),
+  );
+  return kept.filter((line) => !FRAME.test(line) || frames.has(line)).slice(0, STDERR_LINES);
+}
+
+// Where the course teaches a failure as one `error:` line rather than a stack.
+const ERROR_LINE_DOCS: Record<string, string> = {
+  "day-1": "docs/day-1.md#v1-an-echo-cli",
+};
+const ERROR_LINE_DOCS_LATER = "docs/day-2.md#errors-a-user-can-act-on";
+
+// What stderr says about a miss before any judgement does: an option the CLI did not take, or a
+// crash where a user's mistake should have been one `error:` line.
+function causes(
+  stderr: string,
+  args: string[],
+  stage: string,
+  docs: string | null,
+): { message: string; docs: string | null }[] {
+  const found: { message: string; docs: string | null }[] = [];
+  const unknown = /(?:unknown option|unrecognized arguments?):? [`'"]?(-[^\s`'",]+)/i.exec(
+    stderr,
+  )?.[1];
+  if (unknown !== undefined) {
+    const passed = args.find((arg) => arg.startsWith("-") && sameOption(arg, unknown));
+    const options = args.filter((arg) => arg.startsWith("-")).join(" ");
+    found.push({
+      message:
+        passed === undefined
+          ? `the CLI did not take an option the scenario passed (${options}): it said unknown option ${unknown}`
+          : `the CLI did not take ${passed.split("=")[0]}, which the scenario passed: it said unknown option ${unknown}`,
+      docs,
+    });
+  }
+  if (stderr.split("\n").some((line) => FRAME.test(line)) && !/^error: /m.test(stderr)) {
+    found.push({
+      message:
+        "the run ended in a stack trace: a failure a user can act on should be one `error: …` line",
+      docs: ERROR_LINE_DOCS[stage] ?? ERROR_LINE_DOCS_LATER,
+    });
+  }
+  return found;
+}
+
+// `--max-steps` and cac's `--maxSteps` are one option.
+function sameOption(a: string, b: string): boolean {
+  const bare = (option: string) => option.split("=")[0]?.replace(/-/g, "").toLowerCase();
+  return bare(a) === bare(b);
+}
+
+// The judgements on what was sent before those on how the run ended, which follow from them.
+const OUTCOME =
+  /^(exit code should|expected `|the final answer|the last trace line|stdout should|nothing should be written)|tool_call lines?\b/;
+
+function causeFirst<T extends { message: string }>(failures: T[]): T[] {
+  return [
+    ...failures.filter((failure) => !OUTCOME.test(failure.message)),
+    ...failures.filter((failure) => OUTCOME.test(failure.message)),
+  ];
 }
 
 // The latest stage, in course order, that passed. Each stage is judged on its own: an earlier

@@ -26,6 +26,15 @@ export const REPLAYS: Record<string, string[]> = {
 
 const COMMAND = ["node", "dist/agent-code.mjs"];
 
+// day-2-v3 holds v3 and its finishing touches, and the `provider:` header line is one of the
+// touches: the replays the page shows in "v3: the multi-step loop", before that section, leave it
+// out, as a project at that step prints it.
+const BEFORE_PROVIDER_LINE = new Set([
+  "day-2-v3/two-step-chain",
+  "day-2-v3/max-steps",
+  "day-2-v3/stop-max_tokens",
+]);
+
 // The README's normalisation table lists these; keep the two in step. A zone is a short name
 // (UTC, CET) with an optional offset (GMT+8, GMT-3:30): `\S+` would eat a closing `"}` too.
 const NORMALISE: { pattern: RegExp; replacement: string }[] = [
@@ -67,7 +76,10 @@ export async function runReplay(id: string): Promise<string> {
   const { run } = result;
   const args = run.command.slice(COMMAND.length).map(shellQuote);
   const command = [...stdinPipe(scenario.stdin), "agent-code", ...args].join(" ");
-  const output = [`$ ${command}`, run.stdout.replace(/\n$/, "")];
+  const stdout = BEFORE_PROVIDER_LINE.has(id)
+    ? run.stdout.replace(/^provider: .*\n/m, "")
+    : run.stdout;
+  const output = [`$ ${command}`, stdout.replace(/\n$/, "")];
   if (run.stderr !== "") output.push(run.stderr.replace(/\n$/, ""));
   return normalise(output.join("\n"), [cwd, realpathSync(cwd)]);
 }

@@ -15,6 +15,11 @@ test("adds --cwd <the caller's directory> only when the user gave none", () => {
   }
 });
 
+test("drops the leading `--` that `pnpm agent-code -- …` passes on, so the prompt stays a prompt", () => {
+  expect(withCallerCwd(["--", "hi"], "/home/me")).toEqual(["--cwd", "/home/me", "hi"]);
+  expect(withCallerCwd(["--", "-C", "x", "hi"], "/home/me")).toEqual(["-C", "x", "hi"]);
+});
+
 test("runs the newest stage offline in the directory pnpm was called from", async () => {
   const caller = realpathSync(mkdtempSync(join(tmpdir(), "caller-")));
   const run = await runCli(

@@ -20,6 +20,12 @@ interface Broken {
   scenario: string;
   message: string;
   serverText?: string;
+  // A conformance scenario misses as a note.
+  verdict?: "note";
+  // The message must lead the failures, and link these docs.
+  leads?: { docs: string | null };
+  // What the printed stderr holds, and what it leaves out.
+  stderr?: { has: string[]; lacks: string[] };
 }
 
 const STAGE = stageDir("day-2-v3");
@@ -171,6 +177,49 @@ const BROKEN: Broken[] = [
     scenario: "read-large",
     message: "the result should be under 10,000 characters",
   },
+  {
+    // A 400 stops the run, so the trace and the exit code miss as well: the cause comes first.
+    name: "assistant-turn-dropped",
+    edits: [
+      ["agent.ts", 'messages.push({ role: "assistant", content: response.assistantContent });', ""],
+    ],
+    scenario: "system-date-round",
+    message: "the second request should send the assistant turn back unchanged",
+    serverText:
+      "messages.1.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_date_1. Each `tool_result` block must have a corresponding `tool_use` block in the previous message.",
+    leads: { docs: "docs/day-2.md#tool-results-go-in-a-user-message" },
+  },
+  {
+    // A plain Error for a user's mistake: the CLI prints its stack, and stderr's end is Node's.
+    name: "missing-key-throws",
+    edits: [
+      [
+        "model.ts",
+        `throw new ApiError("set ANTHROPIC_AUTH_TOKEN, e.g. export ANTHROPIC_AUTH_TOKEN='sk-...'");`,
+        'throw new Error("no key in ANTHROPIC_AUTH_TOKEN");',
+      ],
+    ],
+    scenario: "missing-key-text",
+    verdict: "note",
+    message:
+      "the run ended in a stack trace: a failure a user can act on should be one `error: …` line",
+    leads: { docs: "docs/day-2.md#errors-a-user-can-act-on" },
+    stderr: {
+      has: ["        Error: no key in ANTHROPIC_AUTH_TOKEN\n", "missing-key-throws.mjs:"],
+      lacks: ["node:internal", "ModuleJob"],
+    },
+  },
+  {
+    // cac names the option as it camel-cases it: say which one the scenario passed.
+    name: "max-steps-unknown",
+    edits: [
+      ["cli.ts", '.option("--max-steps <n>", "The most model calls in one run (default: 8)")', ""],
+    ],
+    scenario: "max-steps",
+    message:
+      "the CLI did not take --max-steps, which the scenario passed: it said unknown option --maxSteps",
+    leads: { docs: "docs/day-2.md#v3-the-multi-step-loop" },
+  },
 ];
 
 const dir = mkdtempSync(join(tmpdir(), "check-broken-"));
@@ -228,15 +277,23 @@ test.each(BROKEN.map((broken) => [broken.name, broken] as const))(
     );
     const [scenario] = report?.stages[0]?.scenarios ?? [];
     expect(scenario?.id).toBe(broken.scenario);
-    expect(scenario?.verdict).toBe("fail");
+    expect(scenario?.verdict).toBe(broken.verdict ?? "fail");
     expect(scenario?.failures.map((failure) => failure.message)).toContain(broken.message);
+    if (broken.leads !== undefined) {
+      expect(scenario?.failures[0]).toEqual({ message: broken.message, docs: broken.leads.docs });
+    }
     expect(scenario?.serverText).toBe(broken.serverText ?? null);
-    expect(text).toContain(`FAIL  ${scenario?.title}  [${broken.scenario}]\n`);
+    for (const line of broken.stderr?.has ?? []) expect(text).toContain(line);
+    for (const line of broken.stderr?.lacks ?? []) expect(text).not.toContain(line);
+    const label = broken.verdict === "note" ? "NOTE" : "FAIL";
+    expect(text).toContain(`${label}  ${scenario?.title}  [${broken.scenario}]\n`);
     expect(text).toContain(`      - ${broken.message}\n`);
     if (broken.serverText !== undefined) {
       expect(text).toContain(`the API rejected a request (400): ${broken.serverText}\n`);
     }
-    expect(text.trimEnd().split("\n").at(-1)).toBe("highest stage passed: none");
+    // A note does not decide: the stage still passes.
+    const highest = broken.verdict === "note" ? "day-2-v3" : "none";
+    expect(text.trimEnd().split("\n").at(-1)).toBe(`highest stage passed: ${highest}`);
   },
   30_000,
 );

@@ -9,8 +9,13 @@ import { stripVTControlCharacters } from "node:util";
 import { findContract, runCli } from "@agent-code/test-kit";
 import { afterAll, describe, expect, test } from "vitest";
 import { checkSettings } from "../check.ts";
-import { jsonOutput, scenarioLines } from "../lib/check-report.ts";
-import { highestStagePassed, runCheck, type ScenarioReport } from "../lib/check-run.ts";
+import { jsonOutput, scenarioLines, textOutput } from "../lib/check-report.ts";
+import {
+  highestStagePassed,
+  runCheck,
+  type ScenarioReport,
+  stderrExcerpt,
+} from "../lib/check-run.ts";
 import { paint, ROOT, STAGES, stageDir, UsageError } from "../lib/command.ts";
 
 const SCRIPT = fileURLToPath(new URL("../check.ts", import.meta.url));
@@ -107,6 +112,185 @@ test(
   },
   ALL_STAGES_MS,
 );
+
+test(
+  "--all on a finished project: a first screen under 40 lines, the highest stage at the top",
+  async () => {
+    const run = await check(["--all", "--cmd", BUNDLE], ALL_STAGES_MS);
+    expect(run.exitCode).toBe(0);
+    const lines = run.stdoutLines;
+    expect(lines.length).toBeLessThan(40);
+    expect(lines.slice(2, 4)).toEqual(["", "highest stage passed: day-2-v3"]);
+    const width = Math.max(...STAGES.map((stage) => stage.length));
+    const perStage = lines.slice(5, 5 + STAGES.length);
+    expect(perStage.map((line) => line.slice(0, width).trimEnd())).toEqual(STAGES);
+    // Stages before the highest one that miss are outgrown, not failed, and the page says why.
+    expect(perStage[0]).toMatch(/^day-1 +outgrown: \d+ of \d+ core scenarios failed/);
+    expect(perStage[3]).toMatch(/^day-2-v3 +passed: /);
+    expect(perStage[4]).toMatch(/^day-2-challenges +not passed: /);
+    expect(run.stdout).toContain("outgrown: day-1, day-2-v1 missed, but day-2-v3 passed.");
+    // Details only for the stage after the highest one passed.
+    expect(run.stdout).toContain("day-2-challenges, the next stage, still misses:");
+    expect(lines.filter((line) => line.startsWith("FAIL  ")).length).toBeGreaterThan(0);
+    expect(run.stdout).not.toMatch(/^(PASS|NOTE) {2}/m);
+    expect(run.stdout).not.toContain("[echo-round-trip]");
+    expect(lines.at(-1)).toBe("highest stage passed: day-2-v3");
+  },
+  ALL_STAGES_MS,
+);
+
+test("a first screen from a report: the stage after the highest one, or the first when none passed", () => {
+  const scenario = (id: string, verdict: "pass" | "fail" | "note"): ScenarioReport => ({
+    id,
+    title: `the ${id}`,
+    level: verdict === "note" ? "conformance" : "core",
+    verdict,
+    timedOut: false,
+    failures:
+      verdict === "pass"
+        ? []
+        : [
+            { message: `${id} missed`, docs: "docs/day-1.md#a" },
+            { message: "and more", docs: null },
+          ],
+    serverText: null,
+    stderrTail: null,
+  });
+  const stage = (name: string, passed: boolean) => ({
+    stage: name,
+    title: `${name} title`,
+    passed,
+    scenarios: passed ? [scenario("ok", "pass"), scenario("n", "note")] : [scenario("x", "fail")],
+  });
+  const screen = (passed: boolean[], verbose = false) => {
+    let text = "";
+    const output = textOutput(
+      (chunk) => {
+        text += chunk;
+      },
+      false,
+      verbose,
+    );
+    const stages = ["day-1", "day-2-v1", "day-2-v2"].map((name, index) =>
+      stage(name, passed[index] ?? false),
+    );
+    output.start({
+      stages: stages.map((s) => s.stage),
+      project: "/p",
+      command: ["x"],
+      strict: false,
+      only: undefined,
+      timeoutMs: 1,
+    });
+    for (const s of stages) {
+      output.stage(s.stage, s.title);
+      for (const one of s.scenarios) output.scenario(s.stage, one);
+      output.stageDone(s);
+    }
+    output.done({
+      version: 1,
+      project: "/p",
+      command: ["x"],
+      strict: false,
+      stages,
+      highestStagePassed: highestStagePassed(stages),
+    });
+    return text.split("\n");
+  };
+  expect(screen([false, true, false])).toEqual([
+    "project: /p",
+    "command: x",
+    "",
+    "highest stage passed: day-2-v1",
+    "",
+    "day-1     outgrown: 1 of 1 core scenarios failed",
+    "day-2-v1  passed: 1 of 1 core scenarios; 1 note",
+    "day-2-v2  not passed: 1 of 1 core scenarios failed",
+    "",
+    "outgrown: day-1 missed, but day-2-v1 passed. Each stage changes what",
+    "the one before did (a real model for the mock, tools in each request): nothing to fix there.",
+    "",
+    "day-2-v2, the next stage, still misses:",
+    "FAIL  the x  [x]",
+    "      - x missed (and 1 more)",
+    "      read: docs/day-1.md#a",
+    "every scenario, stderr and notes: pnpm check day-2-v2; every stage: --all --verbose",
+    "",
+    "highest stage passed: day-2-v1",
+    "",
+  ]);
+  const none = screen([false, false, false]);
+  expect(none).toContain("day-1, the next stage, still misses:");
+  expect(none.join("\n")).not.toContain("outgrown");
+  // --verbose: every stage's scenarios as they finish, as one stage prints them.
+  const verbose = screen([false, true, false], true);
+  expect(verbose).toContain("day-1: day-1 title");
+  expect(verbose).toContain("PASS  the ok  [ok]");
+  expect(verbose).toContain("day-1 not passed: 1 of 1 core scenarios failed");
+  expect(verbose.at(-2)).toBe("highest stage passed: day-2-v1");
+});
+
+test("the same 400 text is quoted once in a stage, then referred to", () => {
+  const miss: ScenarioReport = {
+    id: "x",
+    title: "t",
+    level: "core",
+    verdict: "fail",
+    timedOut: false,
+    failures: [{ message: "m", docs: null }],
+    serverText: "messages.1: wrong",
+    stderrTail: null,
+  };
+  const quoted = new Set<string>();
+  expect(scenarioLines(miss, false, quoted)).toContain(
+    "      the API rejected a request (400): messages.1: wrong",
+  );
+  expect(scenarioLines({ ...miss, id: "y" }, false, quoted)).toContain(
+    "      the API rejected a request (400), with the text quoted above",
+  );
+  expect(scenarioLines({ ...miss, serverText: "other" }, false, quoted)).toContain(
+    "      the API rejected a request (400): other",
+  );
+});
+
+test("stderr with a stack: the error's first line and the project's own frames, not Node's", () => {
+  const stack = [
+    "/work/me/src/model.ts:12",
+    '    throw new Error("no key");',
+    "          ^",
+    "",
+    "Error: no key",
+    "    at createProvider (/work/me/src/model.ts:12:11)",
+    "    at main (/work/me/src/cli.ts:30:5)",
+    "    at run (/work/me/node_modules/cac/dist/index.mjs:9:1)",
+    "    at ModuleJob.run (node:internal/modules/esm/module_job:234:25)",
+    "    at async ModuleLoader.import (node:internal/modules/esm/loader:473:24)",
+    "",
+    "Node.js v20.19.0",
+  ].join("\n");
+  expect(stderrExcerpt(stack, "/work/me")).toEqual([
+    "Error: no key",
+    "    at createProvider (/work/me/src/model.ts:12:11)",
+    "    at main (/work/me/src/cli.ts:30:5)",
+  ]);
+  const python = [
+    "Traceback (most recent call last):",
+    '  File "/work/me/.venv/lib/site-packages/x.py", line 3, in run',
+    '  File "/work/me/agent_code/cli.py", line 40, in main',
+    '  File "/work/me/agent_code/model.py", line 9, in key',
+    "KeyError: 'ANTHROPIC_AUTH_TOKEN'",
+  ].join("\n");
+  expect(stderrExcerpt(python, "/work/me")).toEqual([
+    '  File "/work/me/agent_code/cli.py", line 40, in main',
+    '  File "/work/me/agent_code/model.py", line 9, in key',
+    "KeyError: 'ANTHROPIC_AUTH_TOKEN'",
+  ]);
+  // One error line and no stack: the end of stderr, as it was.
+  expect(stderrExcerpt("warning: x\nerror: set KEY\n", "/p")).toEqual([
+    "warning: x",
+    "error: set KEY",
+  ]);
+});
 
 test("a schema miss is found: the checker below is no rubber stamp", () => {
   const report = { version: 1, project: "/p", command: [], strict: false, stages: [{}] };
@@ -211,9 +395,11 @@ describe("usage errors", () => {
       `no src/cli.ts in ${dir}: pass --cmd "<the command that runs your agent-code>"`,
     );
     mkdirSync(join(dir, "src"), { recursive: true });
-    writeFileSync(join(dir, "src", "cli.ts"), "const x = ;\n");
+    // A file esbuild has no loader for bundles with tsx only, which this project lacks.
+    writeFileSync(join(dir, "src", "cli.ts"), 'void import("./notes.yaml");\n');
+    writeFileSync(join(dir, "src", "notes.yaml"), "not code\n");
     expect(settingsError(["day-1"], dir)).toBe(
-      `src/cli.ts in ${dir} does not bundle (src/cli.ts:1:11: Unexpected ";") and tsx is not installed: pass --cmd "<the command that runs your agent-code>"`,
+      `src/cli.ts in ${dir} does not bundle (src/cli.ts:1:13: No loader is configured for ".yaml" files: src/notes.yaml) and tsx is not installed: pass --cmd "<the command that runs your agent-code>"`,
     );
     // With --cmd, anything goes: a Python project has neither.
     expect(checkSettings(["day-1", "--cmd", "uv run agent-code"], dir).settings.command).toEqual([
@@ -222,6 +408,39 @@ describe("usage errors", () => {
       "agent-code",
     ]);
   });
+
+  test("sources that do not parse: one failure quoting esbuild's file:line:column, nothing run", async () => {
+    const broken = join(dir, "broken");
+    mkdirSync(join(broken, "src"), { recursive: true });
+    writeFileSync(join(broken, "src", "cli.ts"), 'import "./tools.ts";\n');
+    writeFileSync(join(broken, "src", "tools.ts"), "export const x = ;\n");
+    const run = await runCli(["node", "--import", "tsx", SCRIPT], ["day-1"], {
+      env: { INIT_CWD: broken },
+    });
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toBe(
+      [
+        `project: ${broken}`,
+        "",
+        "FAIL  src/cli.ts does not build, so no scenario ran",
+        '      src/tools.ts:1:18: Unexpected ";"',
+        "",
+        "highest stage passed: none",
+        "",
+      ].join("\n"),
+    );
+    const json = await runCli(["node", "--import", "tsx", SCRIPT], ["day-1", "--json"], {
+      env: { INIT_CWD: broken },
+    });
+    const report = JSON.parse(json.stdout);
+    expect(schemaErrors(report, SCHEMA)).toEqual([]);
+    expect(report).toMatchObject({
+      stages: [],
+      highestStagePassed: null,
+      buildError: 'src/tools.ts:1:18: Unexpected ";"',
+    });
+  }, 30_000);
 
   test("a command that cannot start: one error line, exit 2, nothing judged", async () => {
     const run = await check(["day-1", "--cmd", "no-such-program-for-agent-code --flag"]);

@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { expect, test } from "vitest";
+import { ROOT } from "../lib/command.ts";
 import { extractCode } from "../lib/docs-code.ts";
 import { fenceConflict, scanPage } from "../lib/docs-pages.ts";
 import { normalise } from "../lib/docs-replays.ts";
@@ -128,4 +131,16 @@ test("content that would close its fence is refused", () => {
     "its line 5 would close the backtick fence; use a longer fence",
   );
   expect(fenceConflict({ ...block, fence: "````" }, "```sh\npnpm start\n```")).toBeUndefined();
+});
+
+test("Day 2's replays show the provider: header line only from the section that adds it on", () => {
+  const page = readFileSync(join(ROOT, "docs", "day-2.md"), "utf8");
+  const touches = page.indexOf("\n## Finishing touches\n");
+  expect(touches).toBeGreaterThan(0);
+  const replays = [...page.matchAll(/<!-- replay: [^>]+ -->\n```text\n([\s\S]*?)```/g)];
+  const before = replays.filter((match) => (match.index ?? 0) < touches);
+  const after = replays.filter((match) => (match.index ?? 0) > touches);
+  expect(before.length).toBeGreaterThan(3);
+  expect(before.filter((match) => /^provider: /m.test(match[1] ?? ""))).toEqual([]);
+  expect(after.some((match) => /^provider: mock {2}model: /m.test(match[1] ?? ""))).toBe(true);
 });

@@ -36,6 +36,13 @@ test("pins exactly the versions the stages use", () => {
   );
 });
 
+test("its README links nothing outside the folder, which is copied out of the repository", () => {
+  const readme = readFileSync(join(ROOT, "starter", "README.md"), "utf8");
+  const targets = [...readme.matchAll(/\]\(([^)]+)\)/g)].map((match) => match[1] ?? "");
+  expect(targets.filter((target) => !/^(https:\/\/|#)/.test(target))).toEqual([]);
+  expect(readme).toContain("`docs/day-1.md` in the course repository");
+});
+
 test("a copy installs offline, runs, and fails `pnpm check day-1` saying where to start", async () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-code-starter-")));
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));

@@ -45,7 +45,11 @@ export const COURSE: CourseGroup[] = [
   },
   {
     text: "Guides",
-    entries: [{ page: "instructors.md" }, { page: "python-learners.md" }],
+    entries: [
+      { page: "instructors.md" },
+      { page: "python-learners.md" },
+      { page: "benchmarks.md" },
+    ],
   },
   {
     text: "Decisions",

@@ -47,7 +47,7 @@ export async function main(argv: string[]): Promise<number> {
       "--api-key-env <name>",
       "The variable that holds the API key (default: ANTHROPIC_AUTH_TOKEN, else ANTHROPIC_API_KEY)",
     )
-    .option("--no-stream", "Wait for each whole answer instead of streaming it")
+    .option("--no-stream", "Wait for each whole answer (default: stream it as it arrives)")
     .action(async (words: unknown[], options: Options) => {
       loadDotEnv(process.cwd());
       const cwd = resolveCwd(options.cwd);
@@ -74,10 +74,18 @@ export async function main(argv: string[]): Promise<number> {
       await runOnce(prompt, session);
       return 0;
     });
-  cli.help();
+  // cac gives a --no-x option the default `true` (x is on) and says so after the text, where it
+  // reads as if --no-stream were on: the text above says the default instead.
+  cli.help((sections) =>
+    sections.map((section) => ({
+      ...section,
+      body: section.body.replace(/ \(default: true\)/g, ""),
+    })),
+  );
 
   try {
-    cli.parse(argv, { run: false });
+    // `pnpm start -- -C dir "hi"` passes its `--` on: a leading one does not end the options here.
+    cli.parse(argv[2] === "--" ? [...argv.slice(0, 2), ...argv.slice(3)] : argv, { run: false });
     // Only runMatchedCommand() checks for unknown options, missing values and unused args.
     return (await cli.runMatchedCommand()) ?? 0;
   } catch (error) {

@@ -28,6 +28,16 @@ describe.concurrent(`${contract.stage} contract against the bundle`, () => {
   );
 });
 
+test("--help says what --no-stream does and that streaming is the default", () => {
+  const help = spawnSync("node", ["dist/agent-code.mjs", "--help"], {
+    cwd: packageDir,
+    encoding: "utf8",
+  });
+  const line = help.stdout.split("\n").find((text) => text.trimStart().startsWith("--no-stream"));
+  expect(line).toMatch(/Wait for each whole answer \(default: stream it as it arrives\)$/);
+  expect(help.stdout).not.toContain("(default: true)");
+});
+
 test("the learner's path, tsx on the sources, passes the first core scenario", async () => {
   const scenario = contract.scenarios.find((candidate) => candidate.level === "core");
   if (scenario === undefined) throw new Error("the contract has no core scenario");

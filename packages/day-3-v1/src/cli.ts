@@ -65,7 +65,8 @@ export async function main(argv: string[]): Promise<number> {
   cli.help();
 
   try {
-    cli.parse(argv, { run: false });
+    // `pnpm start -- -C dir "hi"` passes its `--` on: a leading one does not end the options here.
+    cli.parse(argv[2] === "--" ? [...argv.slice(0, 2), ...argv.slice(3)] : argv, { run: false });
     // Only runMatchedCommand() checks for unknown options, missing values and unused args.
     return (await cli.runMatchedCommand()) ?? 0;
   } catch (error) {

@@ -832,7 +832,7 @@ const CHOOSING_SCENARIOS: Scenario[] = [
       judge(CHOOSING, "no request should reach any server", (o) => o.requests.length === 0),
       judge(
         CHOOSING,
-        'expected `tool_call: echo {"text": "hi"}` and `observation: hi`',
+        'expected `tool_call: echo {"text":"hi"}` and `observation: hi`',
         (o) =>
           sameJson(toolCalls(o)[0]?.arguments, { text: "hi" }) && sameJson(observations(o), ["hi"]),
       ),

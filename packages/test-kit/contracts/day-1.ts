@@ -34,7 +34,7 @@ export const day1: Contract = {
         exitCode(LOOP, 0, "a finished run exits 0"),
         judge(
           LOOP,
-          'expected exactly one `tool_call: echo {"text": "hi"}` line',
+          'expected exactly one `tool_call: echo {"text":"hi"}` line',
           (o) =>
             toolCalls(o).length === 1 &&
             toolCalls(o)[0]?.name === "echo" &&
@@ -87,7 +87,7 @@ export const day1: Contract = {
       level: "conformance",
       args: ["Hello there!"],
       judgements: [
-        judge(MOCK, 'expected `tool_call: echo {"text": "Hello there"}`', (o) =>
+        judge(MOCK, 'expected `tool_call: echo {"text":"Hello there"}`', (o) =>
           sameJson(toolCalls(o)[0]?.arguments, { text: "Hello there" }),
         ),
         judge(

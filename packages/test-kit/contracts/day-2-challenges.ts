@@ -279,7 +279,7 @@ export const day2challenges: Contract = {
         }),
         judge(
           ZONES,
-          'expected `tool_call: system_date {"timezone": "Asia/Shanghai"}`',
+          'expected `tool_call: system_date {"timezone":"Asia/Shanghai"}`',
           (o) =>
             toolCalls(o)[0]?.name === "system_date" &&
             sameJson(toolCalls(o)[0]?.arguments, { timezone: "Asia/Shanghai" }),

@@ -59,7 +59,7 @@ test("a wrong trace fails with the judgement's message and docs link", async () 
   expect(result.passed).toBe(false);
   expect(result.scenarios[0]?.failures).toEqual([
     {
-      message: 'expected exactly one `tool_call: echo {"text": "hi"}` line',
+      message: 'expected exactly one `tool_call: echo {"text":"hi"}` line',
       docs: "docs/day-1.md#v3-tools-and-the-loop",
     },
     {
