@@ -157,8 +157,10 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
+  // --continue: a failing task must not stop the others, whose figures are the point.
   const command = coldTestCommand([
     "--summarize",
+    "--continue",
     ...filters.map((filter) => `--filter=${filter}`),
   ]);
   const log = join(ROOT, ".test-results", "bench-test.log");
