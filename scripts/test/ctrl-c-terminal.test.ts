@@ -1,10 +1,11 @@
 // Ctrl-C in a terminal REPL: readline takes it as a key press, not as a signal, so each stage must
 // hand it on. Runs every model-facing stage's bundle under a pseudo-terminal (util-linux `script`)
-// while a request waits, types Ctrl-C, and expects exit code 130 long before the answer comes.
+// while a request waits, types Ctrl-C, and expects exit code 130 while the answer is still held:
+// the answer is held longer than the test may run, so exiting at all shows Ctrl-C ended it.
 import { spawn, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { startFakeServer } from "@agent-code/test-kit";
-import { expect, test } from "vitest";
+import { expect, onTestFinished, test } from "vitest";
 import { stageDir } from "../lib/command.ts";
 
 const HAS_SCRIPT = process.platform === "linux" && spawnSync("script", ["--version"]).status === 0;
@@ -15,7 +16,7 @@ test.skipIf(!HAS_SCRIPT).each(["day-2-v1", "day-2-v2", "day-2-v3", "day-2-challe
   "%s: Ctrl-C typed in the REPL during a request exits 130 at once",
   async (stage) => {
     const server = await startFakeServer({
-      script: [{ content: [{ type: "text", text: "late" }], delay_ms: 15_000 }],
+      script: [{ content: [{ type: "text", text: "late" }], delay_ms: 600_000 }],
     });
     const started = performance.now();
     const bundle = join(stageDir(stage), "dist", "agent-code.mjs");
@@ -31,8 +32,12 @@ test.skipIf(!HAS_SCRIPT).each(["day-2-v1", "day-2-v2", "day-2-v3", "day-2-challe
       stdio: ["pipe", "pipe", "pipe"],
     });
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    // A stage that ignores Ctrl-C would wait on: the test's timeout fails it, and this ends it.
+    onTestFinished(() => {
+      child.kill("SIGKILL");
+    });
     child.stdin.write("what time is it\r");
-    while (server.requests().length === 0 && performance.now() - started < 10_000) {
+    while (server.requests().length === 0 && performance.now() - started < 25_000) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(server.requests()).toHaveLength(1);
@@ -41,7 +46,6 @@ test.skipIf(!HAS_SCRIPT).each(["day-2-v1", "day-2-v2", "day-2-v3", "day-2-challe
     child.stdin.destroy();
     await server.close();
     expect(code).toBe(130);
-    expect(performance.now() - started).toBeLessThan(10_000);
   },
   30_000,
 );

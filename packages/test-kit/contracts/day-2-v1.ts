@@ -20,9 +20,11 @@ const ERRORS = "docs/day-2.md#errors-a-user-can-act-on";
 const PROMPT = "Hi, introduce yourself in one sentence";
 const ANSWER = "I am a coding assistant that reads code and helps you change it.";
 const CANARY = "sk-canary-never-print-me";
-// A model slow to answer, and a Ctrl-C once the request has arrived.
+// A model slow to answer, and a Ctrl-C once the request has arrived. A run shorter than the
+// answer's hold ended before the answer came, however slowly a busy machine started it.
+const ANSWER_HELD_MS = 15_000;
 const CTRL_C_DURING_A_REQUEST: Pick<Scenario, "server" | "interrupt"> = {
-  server: { steps: [{ content: [{ type: "text", text: ANSWER }], delay_ms: 15_000 }] },
+  server: { steps: [{ content: [{ type: "text", text: ANSWER }], delay_ms: ANSWER_HELD_MS }] },
   interrupt: { afterRequests: 1 },
 };
 
@@ -299,7 +301,7 @@ export const day2v1: Contract = {
         judge(
           ERRORS,
           "Ctrl-C should end the run at once, not when the answer arrives",
-          (o) => o.durationMs < 10_000,
+          (o) => o.durationMs < ANSWER_HELD_MS,
         ),
         judge(
           ERRORS,

@@ -149,7 +149,8 @@ await fetch(process.env.ANTHROPIC_BASE_URL + "/v1/messages", {
   );
   expect(result.scenarios[0]).toMatchObject({ passed: true, requests: [{ index: 0 }] });
   expect(result.scenarios[0]?.run.stdout).toBe("interrupted\n");
-  expect(result.scenarios[0]?.run.durationMs).toBeLessThan(10_000);
+  // Interrupted before the scenario's answer (held 15 s) could come, however busy the machine.
+  expect(result.scenarios[0]?.run.durationMs).toBeLessThan(15_000);
 }, 30_000);
 
 test("levels filters scenarios, and an unknown stage is an error", async () => {

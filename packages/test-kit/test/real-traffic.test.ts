@@ -354,7 +354,8 @@ describe("the other endpoints", () => {
       type: "request_too_large",
       message: "Request exceeds the maximum allowed number of bytes.",
     });
-  });
+    // 32 MB through a socket: seconds on a quiet machine, far more beside a busy one.
+  }, 120_000);
 });
 
 describe("rules 17, 18 and the model's output limit", () => {
