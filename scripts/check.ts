@@ -6,12 +6,13 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { findContract, splitCommand } from "@agent-code/test-kit";
 import { bundleProject } from "./lib/bundle.mjs";
+import { passEnvOption } from "./lib/check-env.ts";
 import { jsonOutput, textOutput } from "./lib/check-report.ts";
 import { type CheckSettings, runCheck } from "./lib/check-run.ts";
 import { requireStage, runCommand, STAGES, UsageError, useColour } from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json] [--only <scenario>] [--timeout-ms <ms>]';
+  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json] [--only <scenario>] [--pass-env <name>] [--timeout-ms <ms>]';
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 
@@ -81,6 +82,7 @@ export function checkSettings(
       strict: values.strict === true,
       only: values.only,
       timeoutMs: timeoutOption(values["timeout-ms"]),
+      passEnv: passEnvOption(values["pass-env"]),
     },
     json: values.json === true,
     ...(note === undefined ? {} : { note }),
@@ -101,6 +103,7 @@ function parseCheckArgs(argv: string[]) {
         json: { type: "boolean" },
         only: { type: "string", multiple: true },
         "timeout-ms": { type: "string" },
+        "pass-env": { type: "string", multiple: true },
       },
     });
   } catch (error) {

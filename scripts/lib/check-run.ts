@@ -7,6 +7,7 @@ import {
   type ScenarioResult,
   type SharedRuns,
 } from "@agent-code/test-kit";
+import { inheritFilter } from "./check-env.ts";
 import { STAGES, UsageError } from "./command.ts";
 
 export interface CheckSettings {
@@ -16,6 +17,8 @@ export interface CheckSettings {
   strict: boolean;
   only: string[] | undefined;
   timeoutMs: number;
+  // The caller's variables the command gets beyond the allowlist (--pass-env).
+  passEnv?: string[];
 }
 
 // pass; fail (decides the stage); note (a conformance miss, which decides only with --strict).
@@ -120,6 +123,7 @@ async function checkStage(
     concurrency: CONCURRENCY,
     signal: stop,
     sharedRuns,
+    inheritEnv: inheritFilter(settings.passEnv),
     onScenario(scenario) {
       if (stop.aborted) return;
       if (scenario.run.spawnError !== undefined) {

@@ -94,6 +94,9 @@ export interface RunContractOptions {
   // (see runKey): a later stage's copy of a scenario, or the conformance twin of a core one, is
   // judged on the run that already happened.
   sharedRuns?: SharedRuns;
+  // Which of the caller's variables the command inherits (runCli's `inherit`): all but the leaky
+  // ones when not given. `pnpm check` passes an allowlist.
+  inheritEnv?: (name: string) => boolean;
 }
 
 /** Runs by their inputs (runKey), for RunContractOptions.sharedRuns. */
@@ -240,6 +243,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       env,
+      ...(options.inheritEnv === undefined ? {} : { inherit: options.inheritEnv }),
       ...(after === undefined ? {} : { interrupt: untilRequests(server, after, finished.signal) }),
     });
     const observed: Observed = {
