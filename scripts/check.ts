@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { findContract, splitCommand } from "@agent-code/test-kit";
 import { bundleProject } from "./lib/bundle.mjs";
 import { passEnvOption } from "./lib/check-env.ts";
+import { PROJECT_FILE, readProjectFile, requireInstalled } from "./lib/check-project.ts";
 import { jsonOutput, textOutput } from "./lib/check-report.ts";
 import { type CheckSettings, runCheck } from "./lib/check-run.ts";
 import { requireStage, runCommand, STAGES, UsageError, useColour } from "./lib/command.ts";
@@ -67,7 +68,7 @@ export function checkSettings(
     throw new UsageError(`project directory not found: ${project}`);
   }
   const { command, note } =
-    values.cmd === undefined ? defaultCommand(project) : { command: splitCommand(values.cmd) };
+    values.cmd === undefined ? projectCommand(project) : { command: splitCommand(values.cmd) };
   if (command.length === 0) throw new UsageError("--cmd is empty: give the command to run");
   const ids = findContract(stages[0] ?? "")?.scenarios.map((scenario) => scenario.id) ?? [];
   const unknown = values.only?.find((id) => !ids.includes(id));
@@ -111,7 +112,16 @@ function parseCheckArgs(argv: string[]) {
   }
 }
 
-const PASS_CMD = 'pass --cmd "<the command that runs your agent-code>"';
+const PASS_CMD = `write ${PROJECT_FILE} or pass --cmd "<the command that runs your agent-code>"`;
+
+// Without --cmd: the project's agent-code.check.json says how it starts; without one, it is a
+// TypeScript project (src/cli.ts).
+function projectCommand(project: string): { command: string[]; note?: string } {
+  const start = readProjectFile(project);
+  if (start !== undefined && "command" in start) return { command: start.command };
+  requireInstalled(project);
+  return defaultCommand(project);
+}
 
 // Without --cmd, src/cli.ts is bundled once for the whole check and every scenario starts the
 // bundle, with source maps so that a stack trace names the project's files. When it does not

@@ -208,12 +208,12 @@ describe("usage errors", () => {
       `project directory not found: ${join(ROOT, "no", "such", "dir")}`,
     );
     expect(settingsError(["day-1"], dir)).toBe(
-      `no src/cli.ts in ${dir}: pass --cmd "<the command that runs your agent-code>"`,
+      `no src/cli.ts in ${dir}: write agent-code.check.json or pass --cmd "<the command that runs your agent-code>"`,
     );
     mkdirSync(join(dir, "src"), { recursive: true });
     writeFileSync(join(dir, "src", "cli.ts"), "const x = ;\n");
     expect(settingsError(["day-1"], dir)).toBe(
-      `src/cli.ts in ${dir} does not bundle (src/cli.ts:1:11: Unexpected ";") and tsx is not installed: pass --cmd "<the command that runs your agent-code>"`,
+      `src/cli.ts in ${dir} does not bundle (src/cli.ts:1:11: Unexpected ";") and tsx is not installed: write agent-code.check.json or pass --cmd "<the command that runs your agent-code>"`,
     );
     // With --cmd, anything goes: a Python project has neither.
     expect(checkSettings(["day-1", "--cmd", "uv run agent-code"], dir).settings.command).toEqual([
