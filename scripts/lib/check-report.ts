@@ -28,9 +28,16 @@ export function textOutput(write: Write, colour: boolean): CheckOutput {
       write(`${stageSummary(report, strict)}\n`);
     },
     done(report) {
-      write(`\nhighest stage passed: ${report.highestStagePassed ?? "none"}\n`);
+      write(`\n${lastLine(report)}\n`);
     },
   };
+}
+
+// The highest stage passed; a check that --only narrowed decides none.
+export function lastLine(report: CheckReport): string {
+  if (report.complete) return `highest stage passed: ${report.highestStagePassed ?? "none"}`;
+  const run = report.stages.reduce((sum, stage) => sum + stage.scenarios.length, 0);
+  return `not a full check (--only: ${run} ${run === 1 ? "scenario" : "scenarios"} run): no highest stage`;
 }
 
 // The document goes out whole at the end; `progress`, when given (a terminal), gets one line per

@@ -44,10 +44,12 @@ export interface StageReport {
 }
 
 export interface CheckReport {
-  version: 1;
+  version: 2;
   project: string;
   command: string[];
   strict: boolean;
+  // false when --only left scenarios out: no stage was checked whole, so none is "passed".
+  complete: boolean;
   stages: StageReport[];
   highestStagePassed: string | null;
 }
@@ -83,13 +85,15 @@ export async function runCheck(
     output.stageDone(report);
     stages.push(report);
   }
+  const complete = settings.only === undefined;
   const report: CheckReport = {
-    version: 1,
+    version: 2,
     project: settings.project,
     command: settings.command,
     strict: settings.strict,
+    complete,
     stages,
-    highestStagePassed: highestStagePassed(stages),
+    highestStagePassed: complete ? highestStagePassed(stages) : null,
   };
   output.done(report);
   return report;

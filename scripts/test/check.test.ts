@@ -76,7 +76,9 @@ test("without --cmd, src/cli.ts is bundled once and run with node; --project is 
   );
   expect(run.stderr).toBe("");
   expect(run.stdoutLines.filter((line) => line.startsWith("PASS  "))).toHaveLength(2);
-  expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-2-v3");
+  expect(run.stdoutLines.at(-1)).toBe(
+    "not a full check (--only: 2 scenarios run): no highest stage",
+  );
 }, 30_000);
 
 test(
@@ -109,7 +111,14 @@ test(
 );
 
 test("a schema miss is found: the checker below is no rubber stamp", () => {
-  const report = { version: 1, project: "/p", command: [], strict: false, stages: [{}] };
+  const report = {
+    version: 2,
+    project: "/p",
+    command: [],
+    strict: false,
+    complete: true,
+    stages: [{}],
+  };
   expect(schemaErrors(report, SCHEMA)).toEqual([
     "$: missing highestStagePassed",
     "$.stages.0: missing stage",
@@ -200,6 +209,9 @@ describe("usage errors", () => {
     expect(settingsError(["--all", "--only", "x"])).toMatch(/^--only .* --all$/);
     expect(settingsError(["day-1", "--only", "nope", "--cmd", "x"])).toMatch(
       /^day-1 has no scenario nope \(scenarios: echo-round-trip, /,
+    );
+    expect(settingsError(["day-2-v3", "--only", "bad-arguments-?", "--cmd", "x"])).toMatch(
+      /^day-2-v3 has no scenario bad-arguments-\? \(scenarios: /,
     );
   });
 

@@ -47,7 +47,9 @@ export interface Judgement {
 }
 
 export interface Scenario {
+  // Stable: graders keep results by it. A renamed scenario keeps its old ids in `aliases`.
   id: string;
+  aliases?: string[];
   title: string;
   level: Level;
   // CLI arguments, the prompt last.
