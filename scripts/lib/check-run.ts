@@ -7,6 +7,7 @@ import {
   type ScenarioResult,
   type SharedRuns,
 } from "@agent-code/test-kit";
+import { type CourseRevision, courseRevision } from "./check-course.ts";
 import { inheritFilter } from "./check-env.ts";
 import { STAGES, UsageError } from "./command.ts";
 
@@ -25,7 +26,9 @@ export interface CheckSettings {
 export type Verdict = "pass" | "fail" | "note";
 
 export interface ScenarioReport {
+  // Stable across course revisions; a renamed scenario lists its old ids in `aliases`.
   id: string;
+  aliases: string[];
   title: string;
   level: "core" | "conformance";
   verdict: Verdict;
@@ -40,11 +43,16 @@ export interface StageReport {
   stage: string;
   title: string;
   passed: boolean;
+  // How many scenarios of each level ran and passed.
+  counts: Record<"core" | "conformance", { passed: number; total: number }>;
   scenarios: ScenarioReport[];
 }
 
 export interface CheckReport {
   version: 2;
+  // The revision of this course that judged the project, and when the check started.
+  course: CourseRevision;
+  checkedAt: string;
   project: string;
   command: string[];
   strict: boolean;
@@ -74,6 +82,7 @@ export async function runCheck(
   output: CheckOutput,
   signal?: AbortSignal,
 ): Promise<CheckReport | undefined> {
+  const checkedAt = new Date().toISOString();
   output.start(settings);
   const stages: StageReport[] = [];
   // Later stages keep many of their base's scenarios unchanged, and a conformance scenario often
@@ -88,6 +97,8 @@ export async function runCheck(
   const complete = settings.only === undefined;
   const report: CheckReport = {
     version: 2,
+    course: courseRevision(),
+    checkedAt,
     project: settings.project,
     command: settings.command,
     strict: settings.strict,
@@ -118,6 +129,7 @@ async function checkStage(
     .filter((scenario) => settings.only === undefined || settings.only.includes(scenario.id))
     .map((scenario) => scenario.id);
   const finished = new Map<string, ScenarioReport>();
+  const aliases = new Map(contract.scenarios.map((scenario) => [scenario.id, scenario.aliases]));
 
   const result = await runContract(contract, {
     command: settings.command,
@@ -135,7 +147,7 @@ async function checkStage(
         cannotStart.abort();
         return;
       }
-      finished.set(scenario.id, scenarioReport(scenario, settings.strict));
+      finished.set(scenario.id, scenarioReport(scenario, settings.strict, aliases));
       for (const id of [...pending]) {
         const next = finished.get(id);
         if (next === undefined) break;
@@ -148,18 +160,35 @@ async function checkStage(
     throw new UsageError(`cannot start \`${settings.command.join(" ")}\`: ${spawnError}`);
   }
   if (signal?.aborted) return undefined;
+  const scenarios = result.scenarios.map((scenario) =>
+    scenarioReport(scenario, settings.strict, aliases),
+  );
   return {
     stage: contract.stage,
     title: contract.title,
     passed: settings.strict ? result.strictPassed : result.passed,
-    scenarios: result.scenarios.map((scenario) => scenarioReport(scenario, settings.strict)),
+    counts: { core: count(scenarios, "core"), conformance: count(scenarios, "conformance") },
+    scenarios,
   };
 }
 
-function scenarioReport(result: ScenarioResult, strict: boolean): ScenarioReport {
+function count(scenarios: ScenarioReport[], level: ScenarioReport["level"]) {
+  const of = scenarios.filter((scenario) => scenario.level === level);
+  return {
+    passed: of.filter((scenario) => scenario.verdict === "pass").length,
+    total: of.length,
+  };
+}
+
+function scenarioReport(
+  result: ScenarioResult,
+  strict: boolean,
+  aliases: Map<string, string[] | undefined>,
+): ScenarioReport {
   const decides = strict || result.level === "core";
   return {
     id: result.id,
+    aliases: aliases.get(result.id) ?? [],
     title: result.title,
     level: result.level,
     verdict: result.passed ? "pass" : decides ? "fail" : "note",

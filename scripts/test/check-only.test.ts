@@ -17,9 +17,7 @@ test("a glob picks every scenario it matches, in contract order, each once", () 
   expect(resolveOnly("day-2-v3", ["bad-arguments-*"])).toEqual(expected);
   // A glob and an id it already covers, given in the other order: still contract order, once.
   const [first, second] = expected;
-  expect(resolveOnly("day-2-v3", [second ?? "", "bad-arguments-*", first ?? ""])).toEqual(
-    expected,
-  );
+  expect(resolveOnly("day-2-v3", [second ?? "", "bad-arguments-*", first ?? ""])).toEqual(expected);
   expect(globPattern("a.b?c*").test("a.bxcdef")).toBe(true);
   expect(globPattern("a.b?c*").test("axbxc")).toBe(false);
 });

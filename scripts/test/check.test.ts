@@ -12,6 +12,7 @@ import { checkSettings } from "../check.ts";
 import { jsonOutput, scenarioLines } from "../lib/check-report.ts";
 import { highestStagePassed, runCheck, type ScenarioReport } from "../lib/check-run.ts";
 import { paint, ROOT, STAGES, stageDir, UsageError } from "../lib/command.ts";
+import { schemaErrors } from "./json-schema.ts";
 
 const SCRIPT = fileURLToPath(new URL("../check.ts", import.meta.url));
 const STAGE = stageDir("day-2-v3");
@@ -113,6 +114,8 @@ test(
 test("a schema miss is found: the checker below is no rubber stamp", () => {
   const report = {
     version: 2,
+    course: { commit: null, version: "0.1.0" },
+    checkedAt: "2026-12-01T15:00:00.000Z",
     project: "/p",
     command: [],
     strict: false,
@@ -124,6 +127,7 @@ test("a schema miss is found: the checker below is no rubber stamp", () => {
     "$.stages.0: missing stage",
     "$.stages.0: missing title",
     "$.stages.0: missing passed",
+    "$.stages.0: missing counts",
     "$.stages.0: missing scenarios",
   ]);
   expect(schemaErrors({ ...report, stages: [], highestStagePassed: 3, x: 1 }, SCHEMA)).toEqual([
@@ -148,6 +152,7 @@ test("the highest stage is the latest one in course order that passed, gaps allo
 test("a miss shows its judgements, the API's 400 text and each docs link once; colour on request", () => {
   const scenario: ScenarioReport = {
     id: "x",
+    aliases: [],
     title: "a title",
     level: "core",
     verdict: "fail",
@@ -305,55 +310,4 @@ test("Ctrl-C stops the check and every command it started", async () => {
 function running(pid: number): boolean {
   const state = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).stdout;
   return state.trim() !== "" && !state.trim().startsWith("Z");
-}
-
-// A small JSON Schema checker, enough for check-schema.json: type, const, enum, required,
-// properties, additionalProperties: false, items and local $refs. It lists every miss.
-function schemaErrors(value: unknown, schema: Schema, root: Schema = schema, at = "$"): string[] {
-  if (schema.$ref !== undefined) {
-    const name = schema.$ref.replace("#/$defs/", "");
-    return schemaErrors(value, root.$defs?.[name] ?? {}, root, at);
-  }
-  if (schema.const !== undefined && value !== schema.const)
-    return [`${at}: expected ${schema.const}`];
-  if (schema.enum !== undefined && !schema.enum.includes(value)) {
-    return [`${at}: expected one of ${schema.enum.join(",")}`];
-  }
-  const types = schema.type === undefined ? [] : [schema.type].flat();
-  if (types.length > 0 && !types.includes(jsonType(value))) return [`${at}: expected ${types}`];
-  if (Array.isArray(value)) {
-    return value.flatMap((item, index) =>
-      schema.items ? schemaErrors(item, schema.items, root, `${at}.${index}`) : [],
-    );
-  }
-  if (typeof value !== "object" || value === null) return [];
-  const record = value as Record<string, unknown>;
-  const properties = schema.properties ?? {};
-  return [
-    ...(schema.required ?? [])
-      .filter((key) => !(key in record))
-      .map((key) => `${at}: missing ${key}`),
-    ...Object.keys(record)
-      .filter((key) => schema.additionalProperties === false && !(key in properties))
-      .map((key) => `${at}: unexpected ${key}`),
-    ...Object.entries(properties).flatMap(([key, property]) =>
-      key in record ? schemaErrors(record[key], property, root, `${at}.${key}`) : [],
-    ),
-  ];
-}
-
-interface Schema {
-  $ref?: string;
-  $defs?: Record<string, Schema>;
-  type?: string | string[];
-  const?: unknown;
-  enum?: unknown[];
-  required?: string[];
-  properties?: Record<string, Schema>;
-  additionalProperties?: boolean;
-  items?: Schema;
-}
-
-function jsonType(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
 }
