@@ -1,12 +1,13 @@
 // `pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json]`: a
 // stage's contract against a learner's agent-code, in any language, with reasons to act on.
-import { existsSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { splitCommand } from "@agent-code/test-kit";
 import { bundleProject } from "./lib/bundle.mjs";
 import { passEnvOption } from "./lib/check-env.ts";
+import { junitOutput, stepSummary } from "./lib/check-junit.ts";
 import { resolveOnly } from "./lib/check-only.ts";
 import { PROJECT_FILE, readProjectFile, requireInstalled } from "./lib/check-project.ts";
 import { jsonOutput, textOutput } from "./lib/check-report.ts";
@@ -14,21 +15,27 @@ import { type CheckSettings, runCheck } from "./lib/check-run.ts";
 import { requireStage, runCommand, STAGES, UsageError, useColour } from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>]';
+  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>]';
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 
 async function main(argv: string[]): Promise<number> {
-  const { settings, json, note } = checkSettings(argv, process.env.INIT_CWD ?? process.cwd());
+  const { settings, json, reporter, note } = checkSettings(
+    argv,
+    process.env.INIT_CWD ?? process.cwd(),
+  );
   if (note !== undefined) console.error(note);
   const write = (text: string) => process.stdout.write(text);
-  const output = json
-    ? jsonOutput(
-        write,
-        process.stderr.isTTY ? (text) => process.stderr.write(text) : undefined,
-        useColour(process.stderr),
-      )
-    : textOutput(write, useColour(process.stdout));
+  const output =
+    reporter === "junit"
+      ? junitOutput(write)
+      : json
+        ? jsonOutput(
+            write,
+            process.stderr.isTTY ? (text) => process.stderr.write(text) : undefined,
+            useColour(process.stderr),
+          )
+        : textOutput(write, useColour(process.stdout));
   // The commands run in process groups of their own, which a Ctrl-C does not reach: stop them.
   const interrupt = new AbortController();
   const stop = () => interrupt.abort();
@@ -39,6 +46,11 @@ async function main(argv: string[]): Promise<number> {
     if (report === undefined) {
       console.error("error: check interrupted; the commands it started were stopped");
       return 130;
+    }
+    // Under GitHub Actions, a table on the job's summary page too.
+    const summary = process.env.GITHUB_STEP_SUMMARY;
+    if (process.env.GITHUB_ACTIONS === "true" && summary) {
+      appendFileSync(summary, stepSummary(report));
     }
     // A narrowed check (--only) passes when the scenarios it ran decided their stage's way.
     const passed = report.complete
@@ -55,7 +67,7 @@ async function main(argv: string[]): Promise<number> {
 export function checkSettings(
   argv: string[],
   callerDir: string,
-): { settings: CheckSettings; json: boolean; note?: string } {
+): { settings: CheckSettings; json: boolean; reporter: Reporter; note?: string } {
   const { values, positionals } = parseCheckArgs(argv);
   if (positionals.length > 1) {
     throw new UsageError(`one stage at a time, got: ${positionals.join(" ")} (${USAGE})`);
@@ -67,6 +79,7 @@ export function checkSettings(
   if (values.all && values.only !== undefined) {
     throw new UsageError("--only names scenarios of one stage: it does not go with --all");
   }
+  const reporter = reporterOption(values.reporter, values.json === true);
   const stages = values.all ? STAGES : [requireStage(stage)];
   const project = resolve(callerDir, values.project ?? ".");
   if (statSync(project, { throwIfNoEntry: false })?.isDirectory() !== true) {
@@ -86,7 +99,8 @@ export function checkSettings(
       timeoutMs: timeoutOption(values["timeout-ms"]),
       passEnv: passEnvOption(values["pass-env"]),
     },
-    json: values.json === true,
+    json: values.json === true || reporter === "json",
+    reporter,
     ...(note === undefined ? {} : { note }),
   };
 }
@@ -103,6 +117,7 @@ function parseCheckArgs(argv: string[]) {
         cmd: { type: "string" },
         strict: { type: "boolean" },
         json: { type: "boolean" },
+        reporter: { type: "string" },
         only: { type: "string", multiple: true },
         "timeout-ms": { type: "string" },
         "pass-env": { type: "string", multiple: true },
@@ -169,6 +184,17 @@ function hasTsx(dir: string): boolean {
     if (existsSync(join(current, "node_modules", "tsx", "package.json"))) return true;
     if (dirname(current) === current) return false;
   }
+}
+
+type Reporter = "text" | "json" | "junit";
+
+function reporterOption(value: string | undefined, json: boolean): Reporter {
+  if (value === undefined) return json ? "json" : "text";
+  if (value !== "text" && value !== "json" && value !== "junit") {
+    throw new UsageError(`--reporter is text, json or junit: ${value}`);
+  }
+  if (json && value !== "json") throw new UsageError(`--json does not go with --reporter ${value}`);
+  return value;
 }
 
 function timeoutOption(value: string | undefined): number {
