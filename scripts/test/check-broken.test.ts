@@ -17,6 +17,8 @@ interface Broken {
   scenario: string;
   message: string;
   serverText?: string;
+  // A judgement that must not fire: it would name the wrong fault.
+  notMessage?: string;
 }
 
 const STAGE = stageDir("day-2-v3");
@@ -67,6 +69,8 @@ const BROKEN: Broken[] = [
     scenario: "parallel-tool-calls",
     message:
       "both tool_result blocks should sit in one user message right after the assistant turn",
+    // The one result in that message does come first: the order judgement has nothing to say.
+    notMessage: "the tool_result blocks should come first in that user message",
   },
   {
     name: "thinking-dropped",
@@ -201,6 +205,9 @@ test.each(BROKEN.map((broken) => [broken.name, broken] as const))(
     expect(scenario?.id).toBe(broken.scenario);
     expect(scenario?.verdict).toBe("fail");
     expect(scenario?.failures.map((failure) => failure.message)).toContain(broken.message);
+    if (broken.notMessage !== undefined) {
+      expect(scenario?.failures.map((failure) => failure.message)).not.toContain(broken.notMessage);
+    }
     expect(scenario?.serverText).toBe(broken.serverText ?? null);
     expect(text).toContain(`FAIL  ${scenario?.title}  [${broken.scenario}]\n`);
     expect(text).toContain(`      - ${broken.message}\n`);

@@ -6,7 +6,7 @@ import { type Flavour, startFakeServer } from "./server.ts";
 import { parseSteps, type StepResult } from "./server-steps.ts";
 
 const USAGE =
-  "usage: fake-server [--port N] [--flavour anthropic|deepseek] [--script FILE] [--key K]";
+  "usage: fake-server [--port N] [--flavour anthropic|deepseek] [--script FILE] [--loop] [--key K]";
 
 class UsageError extends Error {}
 
@@ -28,7 +28,8 @@ async function main(argv: string[]): Promise<void> {
   const flavour = parseFlavour(values.flavour ?? "anthropic");
   const script = values.script === undefined ? [] : await readScript(values.script);
   // A port in use fails here with Node's own one-line text (EADDRINUSE), exit 1.
-  const server = await startFakeServer({ port, flavour, key: values.key, script });
+  const loop = values.loop === true;
+  const server = await startFakeServer({ port, flavour, key: values.key, script, loop });
   process.stdout.write(`listening on ${server.url}\n`);
   // Once the server is closed nothing keeps the event loop alive, so the process exits 0.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => server.close());
@@ -43,6 +44,7 @@ function parseArguments(argv: string[]) {
         flavour: { type: "string" },
         script: { type: "string" },
         key: { type: "string" },
+        loop: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,
