@@ -1,22 +1,26 @@
 // `pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json]`: a
 // stage's contract against a learner's agent-code, in any language, with reasons to act on.
-import { existsSync, statSync } from "node:fs";
+import { appendFileSync, existsSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { findContract, splitCommand } from "@agent-code/test-kit";
+import { splitCommand } from "@agent-code/test-kit";
 import { bundleProject, sourceError } from "./lib/bundle.mjs";
+import { passEnvOption } from "./lib/check-env.ts";
+import { junitOutput, stepSummary } from "./lib/check-junit.ts";
+import { resolveOnly } from "./lib/check-only.ts";
+import { PROJECT_FILE, readProjectFile, requireInstalled } from "./lib/check-project.ts";
 import { buildFailure, jsonOutput, textOutput } from "./lib/check-report.ts";
 import { type CheckSettings, runCheck } from "./lib/check-run.ts";
 import { requireStage, runCommand, STAGES, UsageError, useColour } from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json] [--verbose] [--only <scenario>] [--timeout-ms <ms>]';
+  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--verbose] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>]';
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 
 async function main(argv: string[]): Promise<number> {
-  const { settings, json, verbose, note, buildError } = checkSettings(
+  const { settings, json, reporter, verbose, note, buildError } = checkSettings(
     argv,
     process.env.INIT_CWD ?? process.cwd(),
   );
@@ -32,7 +36,9 @@ async function main(argv: string[]): Promise<number> {
         process.stderr.isTTY ? (text) => process.stderr.write(text) : undefined,
         useColour(process.stderr),
       )
-    : textOutput(write, useColour(process.stdout), verbose);
+    : reporter === "junit"
+      ? junitOutput(write)
+      : textOutput(write, useColour(process.stdout), verbose);
   // The commands run in process groups of their own, which a Ctrl-C does not reach: stop them.
   const interrupt = new AbortController();
   const stop = () => interrupt.abort();
@@ -44,7 +50,16 @@ async function main(argv: string[]): Promise<number> {
       console.error("error: check interrupted; the commands it started were stopped");
       return 130;
     }
-    return report.highestStagePassed === null ? 1 : 0;
+    // Under GitHub Actions, a table on the job's summary page too.
+    const summary = process.env.GITHUB_STEP_SUMMARY;
+    if (process.env.GITHUB_ACTIONS === "true" && summary) {
+      appendFileSync(summary, stepSummary(report));
+    }
+    // A narrowed check (--only) passes when the scenarios it ran decided their stage's way.
+    const passed = report.complete
+      ? report.highestStagePassed !== null
+      : report.stages.every((stage) => stage.passed);
+    return passed ? 0 : 1;
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
@@ -58,6 +73,7 @@ export function checkSettings(
 ): {
   settings: CheckSettings;
   json: boolean;
+  reporter: Reporter;
   verbose: boolean;
   note?: string;
   buildError?: string;
@@ -73,31 +89,30 @@ export function checkSettings(
   if (values.all && values.only !== undefined) {
     throw new UsageError("--only names scenarios of one stage: it does not go with --all");
   }
+  const reporter = reporterOption(values.reporter, values.json === true);
   const stages = values.all ? STAGES : [requireStage(stage)];
   const project = resolve(callerDir, values.project ?? ".");
   if (statSync(project, { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new UsageError(`project directory not found: ${project}`);
   }
   const { command, note, buildError } =
-    values.cmd === undefined ? defaultCommand(project) : { command: splitCommand(values.cmd) };
+    values.cmd === undefined ? projectCommand(project) : { command: splitCommand(values.cmd) };
   if (command.length === 0 && buildError === undefined) {
     throw new UsageError("--cmd is empty: give the command to run");
   }
-  const ids = findContract(stages[0] ?? "")?.scenarios.map((scenario) => scenario.id) ?? [];
-  const unknown = values.only?.find((id) => !ids.includes(id));
-  if (unknown !== undefined) {
-    throw new UsageError(`${stages[0]} has no scenario ${unknown} (scenarios: ${ids.join(", ")})`);
-  }
+  const only = values.only === undefined ? undefined : resolveOnly(stages[0] ?? "", values.only);
   return {
     settings: {
       stages,
       project,
       command,
       strict: values.strict === true,
-      only: values.only,
+      only,
       timeoutMs: timeoutOption(values["timeout-ms"]),
+      passEnv: passEnvOption(values["pass-env"]),
     },
-    json: values.json === true,
+    json: values.json === true || reporter === "json",
+    reporter,
     verbose: values.verbose === true,
     ...(note === undefined ? {} : { note }),
     ...(buildError === undefined ? {} : { buildError }),
@@ -117,8 +132,10 @@ function parseCheckArgs(argv: string[]) {
         strict: { type: "boolean" },
         json: { type: "boolean" },
         verbose: { type: "boolean" },
+        reporter: { type: "string" },
         only: { type: "string", multiple: true },
         "timeout-ms": { type: "string" },
+        "pass-env": { type: "string", multiple: true },
       },
     });
   } catch (error) {
@@ -126,7 +143,20 @@ function parseCheckArgs(argv: string[]) {
   }
 }
 
-const PASS_CMD = 'pass --cmd "<the command that runs your agent-code>"';
+const PASS_CMD = `write ${PROJECT_FILE} or pass --cmd "<the command that runs your agent-code>"`;
+
+// Without --cmd: the project's agent-code.check.json says how it starts; without one, it is a
+// TypeScript project (src/cli.ts).
+function projectCommand(project: string): {
+  command: string[];
+  note?: string;
+  buildError?: string;
+} {
+  const start = readProjectFile(project);
+  if (start !== undefined && "command" in start) return { command: start.command };
+  requireInstalled(project);
+  return defaultCommand(project);
+}
 
 // Without --cmd, src/cli.ts is bundled once for the whole check and every scenario starts the
 // bundle, with source maps so that a stack trace names the project's files. When it does not
@@ -179,6 +209,17 @@ function hasTsx(dir: string): boolean {
     if (existsSync(join(current, "node_modules", "tsx", "package.json"))) return true;
     if (dirname(current) === current) return false;
   }
+}
+
+type Reporter = "text" | "json" | "junit";
+
+function reporterOption(value: string | undefined, json: boolean): Reporter {
+  if (value === undefined) return json ? "json" : "text";
+  if (value !== "text" && value !== "json" && value !== "junit") {
+    throw new UsageError(`--reporter is text, json or junit: ${value}`);
+  }
+  if (json && value !== "json") throw new UsageError(`--json does not go with --reporter ${value}`);
+  return value;
 }
 
 function timeoutOption(value: string | undefined): number {

@@ -8,6 +8,7 @@ import type {
   StageReport,
 } from "./check-run.ts";
 import { paint } from "./command.ts";
+import { courseRevision } from "./check-course.ts";
 
 type Write = (text: string) => void;
 
@@ -43,7 +44,7 @@ export function textOutput(write: Write, colour: boolean, verbose = false): Chec
     },
     done(report) {
       if (summaryOnly) write(`\n${firstScreen(report, colour).join("\n")}\n`);
-      write(`\nhighest stage passed: ${report.highestStagePassed ?? "none"}\n`);
+      write(`\n${lastLine(report)}\n`);
     },
   };
 }
@@ -98,10 +99,13 @@ export function buildFailure(
 ): string {
   if (json) {
     const report: CheckReport = {
-      version: 1,
+      version: 2,
+      course: courseRevision(),
+      checkedAt: new Date().toISOString(),
       project: settings.project,
       command: [],
       strict: settings.strict,
+      complete: true,
       stages: [],
       highestStagePassed: null,
       buildError: message,
@@ -117,6 +121,13 @@ export function buildFailure(
     "highest stage passed: none",
     "",
   ].join("\n");
+}
+
+// The highest stage passed; a check that --only narrowed decides none.
+export function lastLine(report: CheckReport): string {
+  if (report.complete) return `highest stage passed: ${report.highestStagePassed ?? "none"}`;
+  const run = report.stages.reduce((sum, stage) => sum + stage.scenarios.length, 0);
+  return `not a full check (--only: ${run} ${run === 1 ? "scenario" : "scenarios"} run): no highest stage`;
 }
 
 // The document goes out whole at the end; `progress`, when given (a terminal), gets one line per

@@ -7,6 +7,8 @@ import {
   type ScenarioResult,
   type SharedRuns,
 } from "@agent-code/test-kit";
+import { type CourseRevision, courseRevision } from "./check-course.ts";
+import { inheritFilter } from "./check-env.ts";
 import { STAGES, UsageError } from "./command.ts";
 
 export interface CheckSettings {
@@ -16,13 +18,17 @@ export interface CheckSettings {
   strict: boolean;
   only: string[] | undefined;
   timeoutMs: number;
+  // The caller's variables the command gets beyond the allowlist (--pass-env).
+  passEnv?: string[];
 }
 
 // pass; fail (decides the stage); note (a conformance miss, which decides only with --strict).
 export type Verdict = "pass" | "fail" | "note";
 
 export interface ScenarioReport {
+  // Stable across course revisions; a renamed scenario lists its old ids in `aliases`.
   id: string;
+  aliases: string[];
   title: string;
   level: "core" | "conformance";
   verdict: Verdict;
@@ -40,14 +46,21 @@ export interface StageReport {
   stage: string;
   title: string;
   passed: boolean;
+  // How many scenarios of each level ran and passed.
+  counts: Record<"core" | "conformance", { passed: number; total: number }>;
   scenarios: ScenarioReport[];
 }
 
 export interface CheckReport {
-  version: 1;
+  version: 2;
+  // The revision of this course that judged the project, and when the check started.
+  course: CourseRevision;
+  checkedAt: string;
   project: string;
   command: string[];
   strict: boolean;
+  // false when --only left scenarios out: no stage was checked whole, so none is "passed".
+  complete: boolean;
   stages: StageReport[];
   highestStagePassed: string | null;
   // Set, with no stages, when the project's sources did not parse and nothing ran.
@@ -74,6 +87,7 @@ export async function runCheck(
   output: CheckOutput,
   signal?: AbortSignal,
 ): Promise<CheckReport | undefined> {
+  const checkedAt = new Date().toISOString();
   output.start(settings);
   const stages: StageReport[] = [];
   // Later stages keep many of their base's scenarios unchanged, and a conformance scenario often
@@ -85,13 +99,17 @@ export async function runCheck(
     output.stageDone(report);
     stages.push(report);
   }
+  const complete = settings.only === undefined;
   const report: CheckReport = {
-    version: 1,
+    version: 2,
+    course: courseRevision(),
+    checkedAt,
     project: settings.project,
     command: settings.command,
     strict: settings.strict,
+    complete,
     stages,
-    highestStagePassed: highestStagePassed(stages),
+    highestStagePassed: complete ? highestStagePassed(stages) : null,
   };
   output.done(report);
   return report;
@@ -116,6 +134,7 @@ async function checkStage(
     .filter((scenario) => settings.only === undefined || settings.only.includes(scenario.id))
     .map((scenario) => scenario.id);
   const finished = new Map<string, ScenarioReport>();
+  const aliases = new Map(contract.scenarios.map((scenario) => [scenario.id, scenario.aliases]));
 
   const result = await runContract(contract, {
     command: settings.command,
@@ -125,6 +144,7 @@ async function checkStage(
     concurrency: CONCURRENCY,
     signal: stop,
     sharedRuns,
+    inheritEnv: inheritFilter(settings.passEnv),
     onScenario(scenario) {
       if (stop.aborted) return;
       if (scenario.run.spawnError !== undefined) {
@@ -132,7 +152,7 @@ async function checkStage(
         cannotStart.abort();
         return;
       }
-      finished.set(scenario.id, scenarioReport(scenario, stage, settings));
+      finished.set(scenario.id, scenarioReport(scenario, stage, settings, aliases));
       for (const id of [...pending]) {
         const next = finished.get(id);
         if (next === undefined) break;
@@ -145,11 +165,23 @@ async function checkStage(
     throw new UsageError(`cannot start \`${settings.command.join(" ")}\`: ${spawnError}`);
   }
   if (signal?.aborted) return undefined;
+  const scenarios = result.scenarios.map((scenario) =>
+    scenarioReport(scenario, stage, settings, aliases),
+  );
   return {
     stage: contract.stage,
     title: contract.title,
     passed: settings.strict ? result.strictPassed : result.passed,
-    scenarios: result.scenarios.map((scenario) => scenarioReport(scenario, stage, settings)),
+    counts: { core: count(scenarios, "core"), conformance: count(scenarios, "conformance") },
+    scenarios,
+  };
+}
+
+function count(scenarios: ScenarioReport[], level: ScenarioReport["level"]) {
+  const of = scenarios.filter((scenario) => scenario.level === level);
+  return {
+    passed: of.filter((scenario) => scenario.verdict === "pass").length,
+    total: of.length,
   };
 }
 
@@ -157,6 +189,7 @@ function scenarioReport(
   result: ScenarioResult,
   stage: string,
   settings: Pick<CheckSettings, "strict" | "project" | "command">,
+  aliases: Map<string, string[] | undefined>,
 ): ScenarioReport {
   const decides = settings.strict || result.level === "core";
   const judged = result.failures.map(({ message, docs }) => ({ message, docs: docs || null }));
@@ -169,6 +202,7 @@ function scenarioReport(
   ];
   return {
     id: result.id,
+    aliases: aliases.get(result.id) ?? [],
     title: result.title,
     level: result.level,
     verdict: result.passed ? "pass" : decides ? "fail" : "note",

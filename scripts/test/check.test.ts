@@ -17,6 +17,7 @@ import {
   stderrExcerpt,
 } from "../lib/check-run.ts";
 import { paint, ROOT, STAGES, stageDir, UsageError } from "../lib/command.ts";
+import { schemaErrors } from "./json-schema.ts";
 
 const SCRIPT = fileURLToPath(new URL("../check.ts", import.meta.url));
 const STAGE = stageDir("day-2-v3");
@@ -81,7 +82,9 @@ test("without --cmd, src/cli.ts is bundled once and run with node; --project is 
   );
   expect(run.stderr).toBe("");
   expect(run.stdoutLines.filter((line) => line.startsWith("PASS  "))).toHaveLength(2);
-  expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-2-v3");
+  expect(run.stdoutLines.at(-1)).toBe(
+    "not a full check (--only: 2 scenarios run): no highest stage",
+  );
 }, 30_000);
 
 test(
@@ -293,12 +296,22 @@ test("stderr with a stack: the error's first line and the project's own frames, 
 });
 
 test("a schema miss is found: the checker below is no rubber stamp", () => {
-  const report = { version: 1, project: "/p", command: [], strict: false, stages: [{}] };
+  const report = {
+    version: 2,
+    course: { commit: null, version: "0.1.0" },
+    checkedAt: "2026-12-01T15:00:00.000Z",
+    project: "/p",
+    command: [],
+    strict: false,
+    complete: true,
+    stages: [{}],
+  };
   expect(schemaErrors(report, SCHEMA)).toEqual([
     "$: missing highestStagePassed",
     "$.stages.0: missing stage",
     "$.stages.0: missing title",
     "$.stages.0: missing passed",
+    "$.stages.0: missing counts",
     "$.stages.0: missing scenarios",
   ]);
   expect(schemaErrors({ ...report, stages: [], highestStagePassed: 3, x: 1 }, SCHEMA)).toEqual([
@@ -323,6 +336,7 @@ test("the highest stage is the latest one in course order that passed, gaps allo
 test("a miss shows its judgements, the API's 400 text and each docs link once; colour on request", () => {
   const scenario: ScenarioReport = {
     id: "x",
+    aliases: [],
     title: "a title",
     level: "core",
     verdict: "fail",
@@ -385,6 +399,9 @@ describe("usage errors", () => {
     expect(settingsError(["day-1", "--only", "nope", "--cmd", "x"])).toMatch(
       /^day-1 has no scenario nope \(scenarios: echo-round-trip, /,
     );
+    expect(settingsError(["day-2-v3", "--only", "bad-arguments-?", "--cmd", "x"])).toMatch(
+      /^day-2-v3 has no scenario bad-arguments-\? \(scenarios: /,
+    );
   });
 
   test("a missing project directory, or no src/cli.ts, or sources that neither bundle nor have tsx", () => {
@@ -392,14 +409,14 @@ describe("usage errors", () => {
       `project directory not found: ${join(ROOT, "no", "such", "dir")}`,
     );
     expect(settingsError(["day-1"], dir)).toBe(
-      `no src/cli.ts in ${dir}: pass --cmd "<the command that runs your agent-code>"`,
+      `no src/cli.ts in ${dir}: write agent-code.check.json or pass --cmd "<the command that runs your agent-code>"`,
     );
     mkdirSync(join(dir, "src"), { recursive: true });
     // A file esbuild has no loader for bundles with tsx only, which this project lacks.
     writeFileSync(join(dir, "src", "cli.ts"), 'void import("./notes.yaml");\n');
     writeFileSync(join(dir, "src", "notes.yaml"), "not code\n");
     expect(settingsError(["day-1"], dir)).toBe(
-      `src/cli.ts in ${dir} does not bundle (src/cli.ts:1:13: No loader is configured for ".yaml" files: src/notes.yaml) and tsx is not installed: pass --cmd "<the command that runs your agent-code>"`,
+      `src/cli.ts in ${dir} does not bundle (src/cli.ts:1:13: No loader is configured for ".yaml" files: src/notes.yaml) and tsx is not installed: write agent-code.check.json or pass --cmd "<the command that runs your agent-code>"`,
     );
     // With --cmd, anything goes: a Python project has neither.
     expect(checkSettings(["day-1", "--cmd", "uv run agent-code"], dir).settings.command).toEqual([
@@ -512,55 +529,4 @@ test("Ctrl-C stops the check and every command it started", async () => {
 function running(pid: number): boolean {
   const state = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).stdout;
   return state.trim() !== "" && !state.trim().startsWith("Z");
-}
-
-// A small JSON Schema checker, enough for check-schema.json: type, const, enum, required,
-// properties, additionalProperties: false, items and local $refs. It lists every miss.
-function schemaErrors(value: unknown, schema: Schema, root: Schema = schema, at = "$"): string[] {
-  if (schema.$ref !== undefined) {
-    const name = schema.$ref.replace("#/$defs/", "");
-    return schemaErrors(value, root.$defs?.[name] ?? {}, root, at);
-  }
-  if (schema.const !== undefined && value !== schema.const)
-    return [`${at}: expected ${schema.const}`];
-  if (schema.enum !== undefined && !schema.enum.includes(value)) {
-    return [`${at}: expected one of ${schema.enum.join(",")}`];
-  }
-  const types = schema.type === undefined ? [] : [schema.type].flat();
-  if (types.length > 0 && !types.includes(jsonType(value))) return [`${at}: expected ${types}`];
-  if (Array.isArray(value)) {
-    return value.flatMap((item, index) =>
-      schema.items ? schemaErrors(item, schema.items, root, `${at}.${index}`) : [],
-    );
-  }
-  if (typeof value !== "object" || value === null) return [];
-  const record = value as Record<string, unknown>;
-  const properties = schema.properties ?? {};
-  return [
-    ...(schema.required ?? [])
-      .filter((key) => !(key in record))
-      .map((key) => `${at}: missing ${key}`),
-    ...Object.keys(record)
-      .filter((key) => schema.additionalProperties === false && !(key in properties))
-      .map((key) => `${at}: unexpected ${key}`),
-    ...Object.entries(properties).flatMap(([key, property]) =>
-      key in record ? schemaErrors(record[key], property, root, `${at}.${key}`) : [],
-    ),
-  ];
-}
-
-interface Schema {
-  $ref?: string;
-  $defs?: Record<string, Schema>;
-  type?: string | string[];
-  const?: unknown;
-  enum?: unknown[];
-  required?: string[];
-  properties?: Record<string, Schema>;
-  additionalProperties?: boolean;
-  items?: Schema;
-}
-
-function jsonType(value: unknown): string {
-  return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
 }

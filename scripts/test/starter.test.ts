@@ -50,6 +50,18 @@ test("a copy installs offline, runs, and fails `pnpm check day-1` saying where t
     recursive: true,
     filter: (source) => !/[\\/](node_modules|dist)$/.test(source),
   });
+  // Not installed yet: refused, not graded (most scenarios would fail for want of packages).
+  const early = await runCli(
+    ["node", "--import", "tsx", join(ROOT, "scripts", "check.ts")],
+    ["day-1", "--project", dir],
+  );
+  expect(early.exitCode).toBe(2);
+  expect(early.stderr).toBe(`error: run pnpm install in ${dir} first\n`);
+  expect(early.stdout).toBe("");
+  expect(JSON.parse(readFileSync(join(dir, "agent-code.check.json"), "utf8"))).toEqual({
+    language: "typescript",
+  });
+
   const store = pnpm(["store", "path"], ROOT).trim();
   // --frozen-lockfile also proves the starter's lock file matches its package.json. Offline there
   // is no registry metadata to verify the lock file against; its packages are the workspace's own.

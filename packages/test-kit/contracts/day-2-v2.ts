@@ -184,14 +184,14 @@ export const day2v2: Contract = {
             );
           },
         ),
+        // Only the order inside the message: where the results sit is the judgement above's.
         judge(ONE_MESSAGE, "the tool_result blocks should come first in that user message", (o) => {
           const content = (secondRequestMessages(o)[2] as { content?: { type?: string }[] })
             ?.content;
-          return (
-            Array.isArray(content) &&
-            content[0]?.type === "tool_result" &&
-            content[1]?.type === "tool_result"
-          );
+          if (!Array.isArray(content)) return false;
+          const types = content.map((block) => block?.type);
+          const firstOther = types.findIndex((type) => type !== "tool_result");
+          return firstOther < 0 || !types.slice(firstOther).includes("tool_result");
         }),
       ],
     },

@@ -77,7 +77,9 @@ export interface Judgement {
 }
 
 export interface Scenario {
+  // Stable: graders keep results by it. A renamed scenario keeps its old ids in `aliases`.
   id: string;
+  aliases?: string[];
   title: string;
   level: Level;
   // CLI arguments, the prompt last.
@@ -140,6 +142,9 @@ export interface RunContractOptions {
   // (see runKey): a later stage's copy of a scenario, or the conformance twin of a core one, is
   // judged on the run that already happened.
   sharedRuns?: SharedRuns;
+  // Which of the caller's variables the command inherits (runCli's `inherit`): all but the leaky
+  // ones when not given. `pnpm check` passes an allowlist.
+  inheritEnv?: (name: string) => boolean;
 }
 
 /** Runs by their inputs (runKey), for RunContractOptions.sharedRuns. */
@@ -313,6 +318,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       env,
+      ...(options.inheritEnv === undefined ? {} : { inherit: options.inheritEnv }),
       ...(after === undefined ? {} : { interrupt: untilRequests(server, after, finished.signal) }),
     });
     const observed: Observed = {

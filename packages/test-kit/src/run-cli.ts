@@ -7,6 +7,9 @@ import { parseTrace, type TraceEntry } from "./trace.ts";
 export interface RunCliOptions {
   // A variable set to undefined is removed from the child's environment.
   env?: Record<string, string | undefined>;
+  // Which of the caller's variables the child may inherit (the leaky ones never do); all of the
+  // others when not given. `env` is applied after it.
+  inherit?: (name: string) => boolean;
   stdin?: string;
   timeoutMs?: number;
   cwd?: string;
@@ -57,7 +60,7 @@ export async function runCli(
   const started = performance.now();
   const child = spawn(program, rest, {
     cwd: options.cwd,
-    env: childEnv(options.env ?? {}),
+    env: childEnv(options.env ?? {}, options.inherit),
     detached: true,
     stdio: ["pipe", "pipe", "pipe"],
     signal: options.signal,
@@ -128,10 +131,13 @@ function settlesWithin(promise: Promise<void>, ms: number): Promise<boolean> {
   return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
-function childEnv(overrides: Record<string, string | undefined>): NodeJS.ProcessEnv {
+function childEnv(
+  overrides: Record<string, string | undefined>,
+  inherit: (name: string) => boolean = () => true,
+): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (!LEAKY.some((pattern) => pattern.test(name))) env[name] = value;
+    if (!LEAKY.some((pattern) => pattern.test(name)) && inherit(name)) env[name] = value;
   }
   Object.assign(env, {
     NO_PROXY: "127.0.0.1,localhost",

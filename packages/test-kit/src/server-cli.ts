@@ -7,7 +7,7 @@ import { parseSteps, type StepResult } from "./server-steps.ts";
 import { parseWebFile, startFakeWeb } from "./web-server.ts";
 
 const USAGE =
-  "usage: fake-server [--port N] [--flavour anthropic|deepseek] [--script FILE] [--key K] | fake-server --web FILE [--port N]";
+  "usage: fake-server [--port N] [--flavour anthropic|deepseek] [--script FILE] [--loop] [--key K] | fake-server --web FILE [--port N]";
 
 class UsageError extends Error {}
 
@@ -31,7 +31,8 @@ async function main(argv: string[]): Promise<void> {
   const flavour = parseFlavour(values.flavour ?? "anthropic");
   const script = values.script === undefined ? [] : await readScript(values.script);
   // A port in use fails here with Node's own one-line text (EADDRINUSE), exit 1.
-  const server = await startFakeServer({ port, flavour, key: values.key, script });
+  const loop = values.loop === true;
+  const server = await startFakeServer({ port, flavour, key: values.key, script, loop });
   process.stdout.write(`listening on ${server.url}\n`);
   // Once the server is closed nothing keeps the event loop alive, so the process exits 0.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => server.close());
@@ -47,6 +48,7 @@ function parseArguments(argv: string[]) {
         script: { type: "string" },
         key: { type: "string" },
         web: { type: "string" },
+        loop: { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
       strict: true,

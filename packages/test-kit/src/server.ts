@@ -13,6 +13,7 @@ import {
   openAIRoute,
 } from "./openai-server.ts";
 import { notTheApiAnswer, sendRawAnswer, withStringContent } from "./server-raw.ts";
+import { requestsView } from "./server-requests-view.ts";
 import {
   type Answer,
   answer,
@@ -75,6 +76,11 @@ export interface FakeServerOptions {
   validate?: boolean;
   /** What `GET /v1/models` lists; a model's `max_tokens` is its enforced output limit. */
   models?: ModelEntry[];
+  /**
+   * The script starts over from its first step at each new conversation (a request with no
+   * assistant turn in it) and whenever it runs out: a demo can be run again and again.
+   */
+  loop?: boolean;
 }
 
 export interface FakeServer {
@@ -108,6 +114,8 @@ interface ServerState {
   options: FakeServerOptions;
   flavour: Flavour;
   queue: Step[];
+  // The last script given, which `loop` starts over from.
+  script: Step[];
   records: RecordedRequest[];
   stepsUsed: number;
   messages: number;
@@ -126,6 +134,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     options,
     flavour: options.flavour ?? "anthropic",
     queue: checkSteps(options.script ?? []),
+    script: checkSteps(options.script ?? []),
     records: [],
     stepsUsed: 0,
     messages: 0,
@@ -161,6 +170,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     url: `http://127.0.0.1:${port}`,
     script(steps) {
       state.queue = checkSteps(steps);
+      state.script = state.queue;
     },
     requests() {
       return [...state.records];
@@ -200,7 +210,10 @@ async function handle(
   const url = new URL(req.url ?? "/", "http://127.0.0.1");
   const path = url.pathname;
   const method = req.method ?? "GET";
-  if (path.startsWith(CONTROL_PREFIX)) return handleControl(method, path, raw, res, state);
+  if (path.startsWith(CONTROL_PREFIX)) {
+    const pretty = url.searchParams.has("pretty");
+    return handleControl(method, pretty ? `${path}?pretty` : path, raw, res, state);
+  }
 
   const index = state.records.length;
   const openai = openAIRoute(path, state.flavour);
@@ -309,6 +322,9 @@ function checkCredentials(req: IncomingMessage, key: string | undefined): string
 }
 
 async function nextStep(record: RecordedRequest, state: ServerState): Promise<StepResult> {
+  if (state.options.loop && (state.queue.length === 0 || startsConversation(record.body))) {
+    state.queue = [...state.script];
+  }
   const step = state.queue.shift();
   const where = `step ${state.stepsUsed + 1}`;
   if (step === undefined) {
@@ -428,6 +444,7 @@ function handleControl(
     case "POST /_fake/script":
       try {
         state.queue = parseSteps(JSON.parse(raw));
+        state.script = state.queue;
         sendJson(out, 200, { steps: state.queue.length });
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
@@ -436,6 +453,10 @@ function handleControl(
       break;
     case "GET /_fake/requests":
       sendJson(out, 200, state.records);
+      break;
+    case "GET /_fake/requests?pretty":
+      res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
+      res.end(requestsView(state.records));
       break;
     case "POST /_fake/reset":
       resetState(state);
@@ -539,8 +560,21 @@ function idSource(state: ServerState): IdSource {
   };
 }
 
+// A request that opens a conversation: nothing the model said is in it yet (Messages and Chat
+// Completions: no assistant message; Responses: no assistant or function-call item).
+function startsConversation(body: unknown): boolean {
+  const { messages, input } = (body ?? {}) as { messages?: unknown; input?: unknown };
+  const items = Array.isArray(messages) ? messages : Array.isArray(input) ? input : undefined;
+  if (items === undefined) return typeof input === "string";
+  return !items.some((item) => {
+    const { role, type } = (item ?? {}) as { role?: unknown; type?: unknown };
+    return role === "assistant" || type === "function_call" || type === "function_call_output";
+  });
+}
+
 function resetState(state: ServerState): void {
   state.queue = [];
+  state.script = [];
   state.records = [];
   state.stepsUsed = 0;
   state.messages = 0;

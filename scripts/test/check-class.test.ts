@@ -1,0 +1,106 @@
+// pnpm check:class on a mixed class, TypeScript and Python, with no per-project flags: the table
+// it writes matches each project's verdicts, and a project that cannot be checked stops nothing.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { runCli } from "@agent-code/test-kit";
+import { afterAll, describe, expect, test } from "vitest";
+import { classSettings } from "../check-class.ts";
+import type { ClassReport } from "../lib/check-class.ts";
+import type { CheckReport } from "../lib/check-run.ts";
+import { ROOT, UsageError } from "../lib/command.ts";
+import { writeClass } from "./class-fixtures.ts";
+import { HAS_PYTHON } from "./python-project.ts";
+
+const SCRIPT = fileURLToPath(new URL("../check-class.ts", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "check-class-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// Four projects, one stage each (day-2-v2, smaller than day-2-v3): minutes on a busy machine.
+const CLASS_MS = 600_000;
+
+describe.skipIf(!HAS_PYTHON)("a mixed class (needs python3)", () => {
+  test(
+    "one command grades every project; the table matches the verdicts",
+    async () => {
+      const projects = join(dir, "projects");
+      mkdirSync(projects);
+      writeClass(projects, { python: true });
+      const out = join(dir, "grades");
+      const run = await runCli(
+        ["node", "--import", "tsx", SCRIPT],
+        ["projects", "--stage", "day-2-v2", "--out", "grades"],
+        { env: { INIT_CWD: dir }, timeoutMs: CLASS_MS },
+      );
+      // dana was never installed: not checked, and said so; the others were all checked.
+      expect(run.exitCode).toBe(1);
+      expect(run.stdoutLines).toEqual([
+        "ada: highest stage passed: day-2-v2",
+        "brian: highest stage passed: none",
+        "chen: highest stage passed: day-2-v2",
+        `dana: not checked: run pnpm install in ${join(projects, "dana")} first`,
+        `class report: ${join(out, "class.md")} and class.json`,
+      ]);
+      const report: ClassReport = JSON.parse(readFileSync(join(out, "class.json"), "utf8"));
+      expect(report.learners.map((row) => row.learner)).toEqual(["ada", "brian", "chen", "dana"]);
+      // Every row is what that project's own report says.
+      for (const row of report.learners.slice(0, 3)) {
+        const own: CheckReport = JSON.parse(
+          readFileSync(join(out, "reports", `${row.learner}.json`), "utf8"),
+        );
+        const [stage] = own.stages;
+        expect(row.highestStagePassed).toBe(own.highestStagePassed);
+        expect(row.stages).toEqual([
+          { stage: "day-2-v2", passed: stage?.passed, core: stage?.counts.core },
+        ]);
+        expect(row.failingCore).toEqual(
+          (stage?.scenarios ?? [])
+            .filter((scenario) => scenario.level === "core" && scenario.verdict !== "pass")
+            .map((scenario) => `day-2-v2/${scenario.id}`),
+        );
+      }
+      const [ada, brian, chen, dana] = report.learners;
+      expect(ada?.failingCore).toEqual([]);
+      expect(chen?.failingCore).toEqual([]);
+      expect(brian?.failingCore).toContain("day-2-v2/parallel-tool-calls");
+      expect(dana?.error).toBe(`not checked: run pnpm install in ${join(projects, "dana")} first`);
+
+      const table = readFileSync(join(out, "class.md"), "utf8").split("\n");
+      const core = ada?.stages[0]?.core.total;
+      expect(table).toContain(`| ada | day-2-v2 | ${core}/${core} | none |`);
+      expect(table).toContain(`| chen | day-2-v2 | ${core}/${core} | none |`);
+      const brianCore = brian?.stages[0]?.core;
+      expect(table).toContain(
+        `| brian | none | ${brianCore?.passed}/${brianCore?.total} | ${brian?.failingCore.map((id) => `\`${id}\``).join(", ")} |`,
+      );
+      expect(table).toContain(
+        `| dana | not checked | - | not checked: run pnpm install in ${join(projects, "dana")} first |`,
+      );
+    },
+    CLASS_MS,
+  );
+});
+
+test("settings: the grades go beside the class by default, never into this repository", () => {
+  const settings = classSettings([".", "--stage", "day-1"], dir);
+  expect(settings.out).toBe(`${dir}-grades`);
+  expect(settings.stage).toBe("day-1");
+  const error = (argv: string[], callerDir = dir) => {
+    try {
+      classSettings(argv, callerDir);
+    } catch (caught) {
+      if (caught instanceof UsageError) return caught.message;
+      throw caught;
+    }
+    return "";
+  };
+  expect(error(["packages/day-1"], ROOT)).toBe(
+    `the grades would go inside the course repository (${join(ROOT, "packages", "day-1-grades")}): pass --out`,
+  );
+  expect(error(["no-such-folder"])).toBe(
+    `folder of projects not found: ${join(dir, "no-such-folder")}`,
+  );
+  expect(error([])).toMatch(/^give one folder of projects/);
+  expect(error([".", "--stage", "day-9"])).toMatch(/^unknown stage: day-9/);
+});

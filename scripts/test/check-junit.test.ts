@@ -1,0 +1,153 @@
+// --reporter junit, read back with a JUnit reader (junit2json), and the GitHub Actions step
+// summary: one test case per scenario, core misses as failures, notes as skipped.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { findContract, runCli } from "@agent-code/test-kit";
+import { parse, type TestSuites } from "junit2json";
+import { afterAll, expect, test } from "vitest";
+import { checkSettings } from "../check.ts";
+import { junitXml } from "../lib/check-junit.ts";
+import type { CheckReport } from "../lib/check-run.ts";
+import { ROOT, stageDir } from "../lib/command.ts";
+
+const SCRIPT = fileURLToPath(new URL("../check.ts", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "check-junit-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+test("day-2-v3's CLI against day-1: a case per scenario, core misses fail, notes skip; a summary table", async () => {
+  const summary = join(dir, "summary.md");
+  const run = await runCli(
+    ["node", "--import", "tsx", SCRIPT],
+    [
+      "day-1",
+      "--cmd",
+      `node ${join(stageDir("day-2-v3"), "dist", "agent-code.mjs")}`,
+      "--reporter",
+      "junit",
+    ],
+    {
+      env: { INIT_CWD: ROOT, GITHUB_ACTIONS: "true", GITHUB_STEP_SUMMARY: summary },
+      timeoutMs: 60_000,
+    },
+  );
+  expect(run.exitCode).toBe(1);
+  const xml = (await parse(run.stdout)) as TestSuites;
+  const [suite] = xml.testsuite ?? [];
+  const scenarios = findContract("day-1")?.scenarios ?? [];
+  expect(suite?.name).toBe("day-1");
+  expect(suite?.testcase?.map((testCase) => testCase.name)).toEqual(
+    scenarios.map((scenario) => `${scenario.title} [${scenario.id}]`),
+  );
+  expect(suite?.tests).toBe(scenarios.length);
+  const byId = new Map(
+    (suite?.testcase ?? []).map((testCase) => [
+      testCase.name?.replace(/.*\[(.*)\]$/, "$1"),
+      testCase,
+    ]),
+  );
+  // day-2-v3 needs a model where day-1 had a mock: the echo round fails, a core failure.
+  const echo = byId.get("echo-round-trip");
+  expect(echo?.classname).toBe("day-1.core");
+  expect(echo?.failure?.[0]?.message).toBe("exit code should be 0 (a finished run exits 0)");
+  expect(echo?.failure?.[0]?.inner).toContain("stderr (last lines):");
+  // Conformance misses are skipped, never failures; passes have neither.
+  const skipped = (suite?.testcase ?? []).filter((testCase) => testCase.skipped !== undefined);
+  expect(skipped.length).toBeGreaterThan(0);
+  for (const testCase of skipped) {
+    expect(testCase.classname).toBe("day-1.conformance");
+    expect(testCase.failure).toBeUndefined();
+  }
+  const failed = (suite?.testcase ?? []).filter((testCase) => testCase.failure !== undefined);
+  expect(suite?.failures).toBe(failed.length);
+  expect(suite?.skipped).toBe(skipped.length);
+  expect(failed.every((testCase) => testCase.classname === "day-1.core")).toBe(true);
+  const properties = Object.fromEntries(
+    (suite?.properties ?? []).map((property) => [property.name, property.value]),
+  );
+  expect(properties).toMatchObject({ project: ROOT, passed: "false", complete: "true" });
+
+  const table = readFileSync(summary, "utf8").split("\n");
+  expect(table).toContain("highest stage passed: **none**");
+  const row = table.find((line) => line.startsWith("| day-1 |"));
+  const core = scenarios.filter((scenario) => scenario.level === "core").length;
+  expect(row).toMatch(
+    new RegExp(`^\\| day-1 \\| no \\| \\d+/${core} \\| \\d+/\\d+ \\| .*\`echo-round-trip\``),
+  );
+}, 60_000);
+
+test("markup and control characters in a program's output still make valid XML", async () => {
+  const report: CheckReport = {
+    version: 2,
+    course: { commit: null, version: "0.1.0" },
+    checkedAt: "2026-12-01T15:00:00.000Z",
+    project: "/p <&>",
+    command: ["node", 'say "hi"'],
+    strict: false,
+    complete: true,
+    highestStagePassed: null,
+    stages: [
+      {
+        stage: "day-1",
+        title: "Day 1",
+        passed: false,
+        counts: { core: { passed: 0, total: 1 }, conformance: { passed: 0, total: 1 } },
+        scenarios: [
+          {
+            id: "a",
+            aliases: [],
+            title: 'a <b> & "c"',
+            level: "core",
+            verdict: "fail",
+            timedOut: false,
+            failures: [{ message: "expected </x> & more", docs: null }],
+            serverText: null,
+            stderrTail: ["bell \u0007 and escape \u001b[31m red ]]>"],
+          },
+          {
+            id: "b",
+            aliases: [],
+            title: "b",
+            level: "conformance",
+            verdict: "note",
+            timedOut: false,
+            failures: [{ message: "a note", docs: "docs/day-1.md#faq" }],
+            serverText: null,
+            stderrTail: null,
+          },
+        ],
+      },
+    ],
+  };
+  const xml = (await parse(junitXml(report))) as TestSuites;
+  const [first, second] = xml.testsuite?.[0]?.testcase ?? [];
+  expect(first?.name).toBe('a <b> & "c" [a]');
+  expect(first?.failure?.[0]?.message).toBe("expected </x> & more");
+  expect(first?.failure?.[0]?.inner).toContain("bell  and escape [31m red ]]>");
+  expect(second?.skipped?.[0]?.message).toBe("note (conformance, counts with --strict): a note");
+  expect(second?.["system-out"]?.[0]).toContain("read: docs/day-1.md#faq");
+  expect(xml.tests).toBe(2);
+  expect(xml.failures).toBe(1);
+});
+
+test("--reporter takes text, json or junit, and --json only with json", () => {
+  const error = (argv: string[]) => {
+    try {
+      checkSettings(argv, ROOT);
+    } catch (caught) {
+      return (caught as Error).message;
+    }
+    return "";
+  };
+  expect(error(["day-1", "--cmd", "x", "--reporter", "tap"])).toBe(
+    "--reporter is text, json or junit: tap",
+  );
+  expect(error(["day-1", "--cmd", "x", "--json", "--reporter", "junit"])).toBe(
+    "--json does not go with --reporter junit",
+  );
+  expect(checkSettings(["day-1", "--cmd", "x", "--reporter", "junit"], ROOT).reporter).toBe(
+    "junit",
+  );
+  expect(checkSettings(["day-1", "--cmd", "x", "--json"], ROOT).reporter).toBe("json");
+});
