@@ -1,5 +1,7 @@
 // How `pnpm check` shows a check: text for a person, printed scenario by scenario as the check
 // goes, or one JSON document for a grader (its schema is check-schema.json).
+
+import { courseRevision } from "./check-course.ts";
 import type {
   CheckOutput,
   CheckReport,
@@ -8,7 +10,6 @@ import type {
   StageReport,
 } from "./check-run.ts";
 import { paint } from "./command.ts";
-import { courseRevision } from "./check-course.ts";
 
 type Write = (text: string) => void;
 

@@ -145,6 +145,7 @@ test(
 test("a first screen from a report: the stage after the highest one, or the first when none passed", () => {
   const scenario = (id: string, verdict: "pass" | "fail" | "note"): ScenarioReport => ({
     id,
+    aliases: [],
     title: `the ${id}`,
     level: verdict === "note" ? "conformance" : "core",
     verdict,
@@ -163,6 +164,7 @@ test("a first screen from a report: the stage after the highest one, or the firs
     stage: name,
     title: `${name} title`,
     passed,
+    counts: { core: { passed: 0, total: 0 }, conformance: { passed: 0, total: 0 } },
     scenarios: passed ? [scenario("ok", "pass"), scenario("n", "note")] : [scenario("x", "fail")],
   });
   const screen = (passed: boolean[], verbose = false) => {
@@ -191,10 +193,13 @@ test("a first screen from a report: the stage after the highest one, or the firs
       output.stageDone(s);
     }
     output.done({
-      version: 1,
+      version: 2,
+      course: { commit: null, version: "0" },
+      checkedAt: "2026-12-01T00:00:00.000Z",
       project: "/p",
       command: ["x"],
       strict: false,
+      complete: true,
       stages,
       highestStagePassed: highestStagePassed(stages),
     });
@@ -236,6 +241,7 @@ test("a first screen from a report: the stage after the highest one, or the firs
 test("the same 400 text is quoted once in a stage, then referred to", () => {
   const miss: ScenarioReport = {
     id: "x",
+    aliases: [],
     title: "t",
     level: "core",
     verdict: "fail",
