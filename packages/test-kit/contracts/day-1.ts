@@ -76,7 +76,7 @@ export const day1: Contract = {
       level: "conformance",
       args: ["echo hi using the echo tool"],
       judgements: [
-        judge(MOCK, 'expected `tool_call: echo {"text": "hi"}` for this prompt', (o) =>
+        judge(MOCK, 'expected `tool_call: echo {"text":"hi"}` for this prompt', (o) =>
           sameJson(toolCalls(o)[0]?.arguments, { text: "hi" }),
         ),
       ],

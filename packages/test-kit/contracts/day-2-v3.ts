@@ -311,7 +311,7 @@ export const day2v3: Contract = {
         exitCode(TOUCHES, 0, "the mock needs nothing"),
         judge(
           TOUCHES,
-          'expected `tool_call: echo {"text": "hi"}` and `observation: hi`',
+          'expected `tool_call: echo {"text":"hi"}` and `observation: hi`',
           (o) =>
             sameJson(toolCalls(o)[0]?.arguments, { text: "hi" }) &&
             sameJson(observations(o), ["hi"]),
