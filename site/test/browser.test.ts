@@ -273,7 +273,11 @@ describe.skipIf(browserPath === undefined)("the built site in Chromium", () => {
     expect(of("ts").length).toBeGreaterThan(5);
     expect(Math.min(...of("ts").map((block) => block.colours))).toBeGreaterThan(2);
     expect(of("diff").length).toBeGreaterThan(0);
-    expect(of("diff").every((block) => block.colours > 1)).toBe(true);
+    // A diff that adds and removes lines shows both colours; a `delete:` block, only removed
+    // lines, is one colour but still coloured.
+    const both = (text: string) => /^\+(?!\+\+)/m.test(text) && /^-(?!--)/m.test(text);
+    expect(of("diff").every((block) => block.colours > (both(block.text) ? 1 : 0))).toBe(true);
+    expect(of("diff").filter((block) => both(block.text)).length).toBeGreaterThan(0);
     // Every replay ("$ agent-code …") reads as a console session, none as plain text.
     const replays = blocks.filter((block) => block.text.startsWith("$ agent-code"));
     expect(replays.length).toBeGreaterThan(3);
