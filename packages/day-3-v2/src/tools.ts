@@ -184,7 +184,7 @@ async function searchStart(
 const MAX_GLOB_MATCHES = 200;
 
 // A glob as the model means it: dot files match, and a pattern without a slash matches a name at
-// any depth. picomatch's basename option is given only then: with it, `src/*.ts` matches nothing.
+// any depth. picomatch's basename option is given only then: with it, `src/a*.ts` matches nothing.
 function globMatcher(pattern: string): (rel: string) => boolean {
   return picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
 }
@@ -454,12 +454,12 @@ export function defaultTools(): ToolRegistry {
   tools.register({
     name: "glob",
     description:
-      "Find files inside the working directory whose path matches a glob pattern, such as **/*.ts or src/*.json; a pattern without a slash matches file names at any depth. Ignored (.gitignore) and tool folders are left out. At most 200 paths.",
+      "Find files inside the working directory whose path matches a glob pattern (** matches any number of folders); a pattern without a slash, such as *.ts, matches file names at any depth. Ignored (.gitignore) and tool folders are left out. At most 200 paths.",
     run: globFiles,
     parameters: {
       type: "object",
       properties: {
-        pattern: { type: "string", description: "The glob pattern, such as **/*.ts." },
+        pattern: { type: "string", description: "The glob pattern, such as *.ts." },
         path: {
           type: "string",
           description: 'The folder to search, relative to the working directory (default ".").',
