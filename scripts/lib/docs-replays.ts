@@ -14,6 +14,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-2-v3": ["two-step-chain", "mock-offline-reduction", "max-steps", "stop-max_tokens"],
   "day-2-challenges": ["zone-unknown", "streams"],
   "day-3-v1": ["read-escape-parent", "read-offset-limit", "list-files"],
+  "day-3-v2": ["grep-basic"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",

@@ -300,6 +300,7 @@ describe("the navigation", () => {
       "Day 2, v3",
       "Day 2, challenges",
       "Day 3, v1",
+      "Day 3, v2",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });

@@ -93,7 +93,7 @@ export function boundaryJudgements(): Judgement[] {
 }
 
 // The run went on after the tool's result: a second request carried it and a final line came.
-function wentOn(docs: string): Judgement[] {
+export function wentOn(docs: string): Judgement[] {
   return [
     exitCode(docs, 0, "a refused tool call is not a failed run"),
     judge(
