@@ -55,9 +55,10 @@ describe.skipIf(!HAS_PYTHON)("a Python project (needs python3)", () => {
     const run = await check(["day-2-v3", "--cmd", command, "--only", "deepseek-thinking"]);
     expect(run.exitCode).toBe(1);
     expect(run.stdout).toContain(
+      // After a 400 the judgement on what was sent leads, then the exit code it caused.
       "FAIL  DeepSeek's thinking block goes back unchanged with the tool call  [deepseek-thinking]\n" +
-        "      - exit code should be 0 (a finished run exits 0)\n" +
-        "      - DeepSeek rejected the second request: send the assistant content back verbatim, thinking blocks included\n",
+        "      - DeepSeek rejected the second request: send the assistant content back verbatim, thinking blocks included\n" +
+        "      - exit code should be 0 (a finished run exits 0)\n",
     );
     expect(run.stdout).toContain(
       "      the API rejected a request (400): The `content[].thinking` in the thinking mode must be passed back to the API.\n",
