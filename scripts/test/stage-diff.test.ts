@@ -69,9 +69,12 @@ describe.each(PAIRS)("%s -> %s", (from, to) => {
       );
     }
     const sum = (column: number) => numstat.reduce((total, row) => total + Number(row[column]), 0);
-    expect(header.at(-1)).toBe(
-      ` ${numstat.length} files changed, ${sum(0)} insertions(+), ${sum(1)} deletions(-)`,
-    );
+    // As git writes it: singular for one, and a column that is zero left out.
+    const part = (n: number, word: string, sign: string) =>
+      n === 0 ? [] : [`${n} ${word}${n === 1 ? "" : "s"}(${sign})`];
+    const files = `${numstat.length} file${numstat.length === 1 ? "" : "s"} changed`;
+    const parts = [files, ...part(sum(0), "insertion", "+"), ...part(sum(1), "deletion", "-")];
+    expect(header.at(-1)).toBe(` ${parts.join(", ")}`);
   });
 });
 
