@@ -586,6 +586,173 @@ const DAY_3_NOTES = [
   ...(NOTES["day-2-v3"] ?? []).filter((id) => id !== "unknown-tool-text"),
 ];
 
+// Day 3 v2, from the origin's glob, grep and project_tree: `rglob` (so a pattern without a slash
+// matches at any depth), Python `re` for grep (the origin's fallback when rg is absent), the skip
+// list and the ROOT .gitignore only (`gitwildmatch`, here a small translation), newest first for
+// glob, `<cwd name>/` and two spaces a level for the tree. Refusals are `error: …` strings again.
+const DAY_3_V2_TOOLS = String.raw`
+def load_gitignore(cwd):
+    rules = []
+    ignore_file = cwd / ".gitignore"
+    if not ignore_file.is_file():
+        return rules
+    for raw in ignore_file.read_text(encoding="utf-8", errors="replace").splitlines():
+        line = raw.rstrip()
+        if not line or line.startswith("#"):
+            continue
+        negated = line.startswith("!")
+        line = line[1:] if negated else line
+        dir_only = line.endswith("/")
+        line = line.rstrip("/")
+        anchored = "/" in line
+        line = line.lstrip("/")
+        regex = ""
+        i = 0
+        while i < len(line):
+            if line.startswith("**/", i):
+                regex, i = regex + "(?:.*/)?", i + 3
+            elif line.startswith("**", i):
+                regex, i = regex + ".*", i + 2
+            elif line[i] == "*":
+                regex, i = regex + "[^/]*", i + 1
+            elif line[i] == "?":
+                regex, i = regex + "[^/]", i + 1
+            else:
+                regex, i = regex + re.escape(line[i]), i + 1
+        if not anchored:
+            regex = "(?:.*/)?" + regex
+        rules.append((re.compile(regex), negated, dir_only))
+    return rules
+
+
+def should_skip(path, cwd, rules):
+    parts = path.relative_to(cwd).parts
+    if any(part in DEFAULT_SKIP_DIRS for part in parts):
+        return True
+    for depth in range(1, len(parts) + 1):
+        prefix = "/".join(parts[:depth])
+        is_dir = depth < len(parts) or path.is_dir()
+        ignored = False
+        for regex, negated, dir_only in rules:
+            if (is_dir or not dir_only) and regex.fullmatch(prefix):
+                ignored = not negated
+        if ignored:
+            return True
+    return False
+
+
+def inside(path, cwd):
+    try:
+        path.resolve().relative_to(cwd)
+        return True
+    except ValueError:
+        return False
+
+
+def is_text(path):
+    if path.suffix in TEXT_SUFFIXES:
+        return True
+    with open(path, "rb") as handle:
+        return b"\0" not in handle.read(1024)
+
+
+def glob_files(pattern):
+    try:
+        cwd = Path.cwd().resolve()
+        rules = load_gitignore(cwd)
+        found = [match for match in cwd.rglob(pattern)
+                 if match.is_file() and inside(match, cwd) and not should_skip(match, cwd, rules)]
+        found.sort(key=lambda match: match.stat().st_mtime_ns, reverse=True)
+        lines = [match.relative_to(cwd).as_posix() for match in found[:200]]
+        return truncate_output("\n".join(lines)) if lines else "(no matches)"
+    except Exception as exc:
+        return f"error: {exc}"
+
+
+def grep(pattern, path=".", glob=None, ignore_case=False):
+    try:
+        regex = re.compile(pattern, re.IGNORECASE if ignore_case else 0)
+    except re.error as exc:
+        return f"error: invalid regex: {exc}"
+    try:
+        cwd = Path.cwd().resolve()
+        rules = load_gitignore(cwd)
+        base = resolve_in_cwd(path)
+        files = sorted(base.rglob(glob or "*")) if base.is_dir() else [base]
+        lines = []
+        for file in files:
+            if (not file.is_file() or not inside(file, cwd) or should_skip(file, cwd, rules)
+                    or not is_text(file) or file.stat().st_size > MAX_READ_BYTES):
+                continue
+            text = file.read_text(encoding="utf-8", errors="replace")
+            for number, line in enumerate(text.splitlines(), start=1):
+                if regex.search(line):
+                    lines.append(f"{file.relative_to(cwd).as_posix()}:{number}:{line}")
+        return truncate_output("\n".join(lines)) if lines else "(no matches)"
+    except Exception as exc:
+        return f"error: {exc}"
+
+
+def project_tree(max_depth=3):
+    cwd = Path.cwd().resolve()
+    rules = load_gitignore(cwd)
+    nodes = []
+
+    def walk(folder, depth):
+        entries = [entry for entry in folder.iterdir() if not should_skip(entry, cwd, rules)]
+        entries.sort(key=lambda entry: (not entry.is_dir(), entry.name))
+        for entry in entries:
+            if len(nodes) > 200:
+                return
+            nodes.append("  " * depth + entry.name + ("/" if entry.is_dir() else ""))
+            if entry.is_dir() and not entry.is_symlink() and depth < max_depth:
+                walk(entry, depth + 1)
+
+    walk(cwd, 1)
+    lines = [cwd.name + "/"] + nodes[:200] + (["...[truncated]"] if len(nodes) > 200 else [])
+    return truncate_output("\n".join(lines))
+
+
+if LEVEL >= 5:
+    TOOLS["glob"] = (glob_files, "Find files by glob pattern in the working directory.",
+                     {"type": "object", "properties": {"pattern": {"type": "string"}},
+                      "required": ["pattern"]})
+    TOOLS["grep"] = (grep, "Search file contents with a Python regular expression.",
+                     {"type": "object",
+                      "properties": {"pattern": {"type": "string"},
+                                     "path": {"type": "string", "default": "."},
+                                     "glob": {"type": "string"},
+                                     "ignore_case": {"type": "boolean", "default": False}},
+                      "required": ["pattern"]})
+    TOOLS["project_tree"] = (project_tree, "Show the working directory as a tree.",
+                             {"type": "object",
+                              "properties": {"max_depth": {"type": "integer", "default": 3}},
+                              "required": []})
+
+
+def run_tool(name, args):`;
+
+const DAY_3_V2_EDITS: [string, string][] = [
+  ...DAY_3_EDITS,
+  ['STAGE = "day-3-v1"', 'STAGE = "day-3-v2"'],
+  ['"day-3-v1"].index(STAGE)', '"day-3-v1", "day-3-v2"].index(STAGE)'],
+  ["\n\ndef run_tool(name, args):", DAY_3_V2_TOOLS],
+];
+
+// Day 3 v2's notes: nested .gitignore files (the origin reads the root one only), this course's
+// caps, markers, regex text and tree layout, the tree's `path`; then Day 3 v1's, whose unknown-tool
+// text this stage's replaces.
+const DAY_3_V2_NOTES = [
+  "glob-nested-gitignore",
+  "glob-cap",
+  "grep-invalid-regex-text",
+  "grep-long-line",
+  "tree-text",
+  "tree-cap",
+  "unknown-tool-text",
+  ...DAY_3_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+
 describe.skipIf(!HAS_PYTHON)(
   "a Python Day 3 written from the origin course (needs python3)",
   () => {
@@ -600,6 +767,20 @@ describe.skipIf(!HAS_PYTHON)(
         expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-3-v1");
       },
       // Day 3's contract is Day 2's and some twenty scenarios more.
+      2 * WHOLE_CONTRACT_MS,
+    );
+
+    test(
+      "passes every core scenario of day-3-v2; each miss is a conformance note",
+      async () => {
+        const command = write("day_3_v2", AGENT_CODE, DAY_3_V2_EDITS);
+        const run = await check(["day-3-v2", "--cmd", command]);
+        expect(run.stdout).not.toMatch(/^FAIL/m);
+        expect(run.exitCode).toBe(0);
+        expect(noteIds(run.stdoutLines)).toEqual(DAY_3_V2_NOTES);
+        expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-3-v2");
+      },
+      // Day 3 v1's contract and the search scenarios: the same budget as day-3-v1's.
       2 * WHOLE_CONTRACT_MS,
     );
 
