@@ -35,11 +35,11 @@ export function typeErrors(dir: string): string {
   return run.status === 0 ? "" : `${run.stdout}${run.stderr}`.trim();
 }
 
-// The scenarios (all of them without `only`, conformance too) that fail on the project, with why.
+// Which of the scenarios `only` names fail on the project, with why.
 export async function failingScenarios(
   stage: string,
   dir: string,
-  only?: string[],
+  only: string[],
 ): Promise<string[]> {
   const contract = findContract(stage);
   if (contract === undefined) throw new Error(`no contract for ${stage}`);

@@ -1,6 +1,7 @@
 // Every lesson typed in as its page shows it: at each checkpoint the project type-checks with the
 // starter's tsconfig and the scenarios its box names pass; at the lesson's end its src/ is the
-// stage's and the stage's whole contract passes on it (decision 0032).
+// stage's, byte for byte, and type-checks. The stage's own tests run its whole contract on those
+// same sources: running it here again would prove nothing more (decisions 0032 and 0038).
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
@@ -45,7 +46,6 @@ test.each(lessons.map((lesson) => [lesson.stage, lesson] as const))(
       const dir = writeProject(lesson.stage, replayed.files);
       dirs.push(dir);
       expect(typeErrors(dir)).toBe("");
-      expect(await failingScenarios(lesson.stage, dir)).toEqual([]);
     } finally {
       for (const dir of dirs) removeProject(dir);
     }
