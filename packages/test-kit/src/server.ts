@@ -2,8 +2,8 @@
 // tell from the real one: it rejects what the real service rejects, answers scripted steps,
 // records every request and injects faults.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
+import { listenOnLoopback } from "./listen.ts";
 import { type ModelEntry, outputLimits } from "./models.ts";
 import {
   handleOpenAI,
@@ -157,17 +157,9 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
       });
     });
   });
-  // Node's 5 s keep-alive lets the server close an idle connection just as a client reuses it,
-  // which the client sees as ECONNRESET; on a busy machine that happens. Real services keep
-  // connections open far longer, so this one does too (close() ends them all).
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server, options.port);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     script(steps) {
       state.queue = checkSteps(steps);
       state.script = state.queue;
@@ -180,10 +172,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     },
     async close() {
       state.closing.abort();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await listening.close();
     },
   };
 }

@@ -3,9 +3,9 @@
 // binary types), answers the search APIs of Tavily and Brave, and records every request.
 // The shapes of the search APIs, with their sources, are in reference/search-apis.md.
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
-import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { brotliCompressSync, createBrotliCompress, createGzip, gzipSync } from "node:zlib";
+import { listenOnLoopback } from "./listen.ts";
 
 /** One thing the web serves at a path. */
 export interface WebRoute {
@@ -124,14 +124,9 @@ export async function startFakeWeb(options: FakeWebOptions = {}): Promise<FakeWe
   const server = createServer((req, res) => {
     handle(req, res, state).catch(() => res.destroy());
   });
-  server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const listening = await listenOnLoopback(server, options.port);
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: listening.url,
     routes(routes) {
       state.routes = routes;
       state.bodies = new WeakMap();
@@ -141,10 +136,7 @@ export async function startFakeWeb(options: FakeWebOptions = {}): Promise<FakeWe
     },
     async close() {
       state.closing.abort();
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      await listening.close();
     },
   };
 }
