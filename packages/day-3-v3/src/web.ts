@@ -21,42 +21,45 @@ const MAX_FETCH_CHARS = 20_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
 const USER_AGENT = "agent-code/0.1";
 
+// A list of networks, each an address and a prefix length, IPv4 then IPv6.
+function blockList(ipv4: [string, number][], ipv6: [string, number][]): BlockList {
+  const list = new BlockList();
+  for (const [network, prefix] of ipv4) list.addSubnet(network, prefix, "ipv4");
+  for (const [network, prefix] of ipv6) list.addSubnet(network, prefix, "ipv6");
+  return list;
+}
+
 // Addresses no fetch may reach: this machine, private networks, link-local (the cloud metadata
 // service at 169.254.169.254), shared and reserved ranges, multicast, and the IPv6 forms of the
 // same. An IPv4-mapped IPv6 address (::ffff:10.0.0.1) is checked against the IPv4 rules.
-const BLOCKED = new BlockList();
-for (const [net, prefix] of [
-  ["0.0.0.0", 8],
-  ["10.0.0.0", 8],
-  ["100.64.0.0", 10],
-  ["127.0.0.0", 8],
-  ["169.254.0.0", 16],
-  ["172.16.0.0", 12],
-  ["192.0.0.0", 24],
-  ["192.168.0.0", 16],
-  ["198.18.0.0", 15],
-  ["224.0.0.0", 4],
-  ["240.0.0.0", 4],
-] as const) {
-  BLOCKED.addSubnet(net, prefix, "ipv4");
-}
-for (const [net, prefix] of [
-  ["::", 96],
-  ["64:ff9b::", 96],
-  ["2002::", 16],
-  ["fc00::", 7],
-  ["fe80::", 10],
-  ["fec0::", 10],
-  ["ff00::", 8],
-] as const) {
-  BLOCKED.addSubnet(net, prefix, "ipv6");
-}
+const BLOCKED = blockList(
+  [
+    ["0.0.0.0", 8],
+    ["10.0.0.0", 8],
+    ["100.64.0.0", 10],
+    ["127.0.0.0", 8],
+    ["169.254.0.0", 16],
+    ["172.16.0.0", 12],
+    ["192.0.0.0", 24],
+    ["192.168.0.0", 16],
+    ["198.18.0.0", 15],
+    ["224.0.0.0", 4],
+    ["240.0.0.0", 4],
+  ],
+  [
+    ["::", 96],
+    ["64:ff9b::", 96],
+    ["2002::", 16],
+    ["fc00::", 7],
+    ["fe80::", 10],
+    ["fec0::", 10],
+    ["ff00::", 8],
+  ],
+);
 
 // Loopback only: what AGENT_CODE_ALLOW_LOCAL_FETCH=1 lets through, so a test can fetch from a
 // server on 127.0.0.1. No setting lets a private or link-local address through.
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet("127.0.0.0", 8, "ipv4");
-LOOPBACK.addAddress("::1", "ipv6");
+const LOOPBACK = blockList([["127.0.0.0", 8]], [["::1", 128]]);
 
 // Why an address may not be fetched, or undefined when it may.
 export function addressRefusal(address: string, allowLoopback: boolean): string | undefined {

@@ -84,6 +84,7 @@ test("list() gives every registered tool with its schema; system_date takes no a
     "glob",
     "grep",
     "project_tree",
+    "web_fetch",
   ]);
   expect(tools[0]?.parameters).toEqual({
     type: "object",
