@@ -294,7 +294,13 @@ export function toMarkdown(html: string, base: URL): string {
       return content.trim() === "" ? "" : `[${content}](${target.href})`;
     },
   });
-  return service.turndown(html).trim();
+  // Spaces at the ends of lines (turndown's line breaks, and what dropped elements leave) and
+  // runs of blank lines cost tokens and say nothing.
+  return service
+    .turndown(html)
+    .replace(/[ \t]+$/gm, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
 // The page as the model reads it: where it came from, its type, then its text.

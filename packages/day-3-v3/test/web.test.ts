@@ -266,7 +266,8 @@ describe("reading", () => {
       page.slice(page.indexOf("\n\n") + 2),
     ];
     expect(head).toBe(`url: ${web.url}/page\ncontent-type: text/html; charset=utf-8`);
-    expect(body).toContain("# Fixture Title");
+    expect(body.startsWith("Fixture Title\n\n# Fixture Title\n\n")).toBe(true);
+    expect(body).not.toMatch(/[ \t]$|\n\n\n/m);
     expect(body).toContain(`Some **bold** text and [a link](${web.url}/docs/a?x=1).`);
     expect(body).toContain("-   one\n-   two");
     expect(body).toContain("```\nconst x = 1;\n```");
