@@ -109,8 +109,9 @@ export function guardedLookup(
 ) => void {
   const resolve: Lookup = options.lookup ?? ((name, how, done) => dnsLookup(name, how, done));
   return (hostname, lookupOptions, callback) => {
-    const family = lookupOptions.family === "IPv6" ? 6 : lookupOptions.family === "IPv4" ? 4 : 0;
-    resolve(hostname, { all: true, family: Number(family) || 0 }, (error, addresses) => {
+    const asked = lookupOptions.family;
+    const family = asked === "IPv6" ? 6 : asked === "IPv4" ? 4 : Number(asked ?? 0) || 0;
+    resolve(hostname, { all: true, family }, (error, addresses) => {
       if (error) return callback(error);
       for (const { address } of addresses) {
         const refusal = addressRefusal(address, options.allowLoopback);

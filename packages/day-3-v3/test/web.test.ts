@@ -212,6 +212,25 @@ describe("the guard, before anything connects", () => {
   });
 });
 
+test("the lookup asks for the family Node asked for, and always for every address", () => {
+  const asked: unknown[] = [];
+  const recording: Lookup = (_name, options, done) => {
+    asked.push(options);
+    done(null, [{ address: "127.0.0.1", family: 4 }]);
+  };
+  const guarded = guardedLookup({ ...open, lookup: recording }, () => {});
+  for (const family of [4, 6, "IPv4", "IPv6", undefined]) {
+    guarded("pages.test", family === undefined ? {} : { family }, () => {});
+  }
+  expect(asked).toEqual([
+    { all: true, family: 4 },
+    { all: true, family: 6 },
+    { all: true, family: 4 },
+    { all: true, family: 6 },
+    { all: true, family: 0 },
+  ]);
+});
+
 describe("redirects", () => {
   test("are followed, and the result names the final URL", async () => {
     const before = web.requests().length;
