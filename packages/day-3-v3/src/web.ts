@@ -198,21 +198,27 @@ async function follow(
   signal: AbortSignal,
 ): Promise<{ url: URL; response: IncomingMessage }> {
   let url = start;
+  let from: URL | undefined;
+  // A refusal on a hop names the page that sent us there.
+  const refusedHop = (text: string) =>
+    new ToolError(from === undefined ? text : `${text} (redirected from ${from})`);
   for (let hops = 0; ; hops++) {
-    const response = await requestOnce(url, options, signal);
+    const response = await requestOnce(url, options, signal).catch((error: unknown) =>
+      Promise.reject(error instanceof ToolError ? refusedHop(error.message) : error),
+    );
     const location = response.headers.location;
     if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) {
       return { url, response };
     }
     response.destroy();
-    if (hops === MAX_REDIRECTS)
+    if (hops === MAX_REDIRECTS) {
       throw new ToolError(`too many redirects (${MAX_REDIRECTS}): ${start}`);
-    const from = url;
+    }
+    from = url;
     try {
       url = checkUrl(new URL(location, from).href, options);
     } catch (error) {
-      const text = error instanceof ToolError ? error.message : `not a valid URL: ${location}`;
-      throw new ToolError(`${text} (redirected from ${from})`);
+      throw refusedHop(error instanceof ToolError ? error.message : `not a valid URL: ${location}`);
     }
   }
 }
