@@ -754,6 +754,96 @@ const DAY_3_V2_NOTES = [
   ...DAY_3_NOTES.filter((id) => id !== "unknown-tool-text"),
 ];
 
+// Day 3 v3, from the origin's web_fetch: the same checks before the request (length, scheme, no
+// user name, a dot in the host), urllib following redirects, an HTTP error as text, the body read
+// (here up to 10 MiB and one byte, the origin's limit) and refused when over, HTML to text without
+// scripts and styles (html.parser standing in for html2text), text/JSON/XML as they are, other
+// types refused, 20,000 characters. No address guard: the origin has none.
+const DAY_3_V3_TOOLS = String.raw`
+import html.parser
+import urllib.error
+import urllib.parse
+
+MAX_FETCH_BYTES = 10 * 1024 * 1024
+FETCH_USER_AGENT = "agent-code/0.1 (+https://example.com/agent-code)"
+
+
+class PageText(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.parts = []
+        self.hidden = 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in ("script", "style"):
+            self.hidden += 1
+        elif tag in ("p", "br", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6"):
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in ("script", "style") and self.hidden:
+            self.hidden -= 1
+
+    def handle_data(self, data):
+        if not self.hidden:
+            self.parts.append(data)
+
+
+def web_fetch(url):
+    if len(url) > 2000:
+        return "error: url too long"
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https"):
+        return f"error: only http and https are supported: {url}"
+    if parts.username or parts.password:
+        return "error: credentials in URLs are not allowed"
+    if "." not in (parts.hostname or ""):
+        return "error: hostname must contain a dot"
+    request = urllib.request.Request(url, headers={"User-Agent": FETCH_USER_AGENT})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            body = response.read(MAX_FETCH_BYTES + 1)
+            content_type = response.headers.get("content-type", "")
+            charset = response.headers.get_content_charset() or "utf-8"
+    except urllib.error.HTTPError as exc:
+        return f"error: HTTP {exc.code} {exc.reason}"
+    except Exception as exc:
+        return f"error: {exc}"
+    if len(body) > MAX_FETCH_BYTES:
+        return f"error: response too large: over {MAX_FETCH_BYTES} bytes"
+    mime = content_type.split(";")[0].strip().lower()
+    text = body.decode(charset, errors="replace")
+    if mime in ("text/html", "application/xhtml+xml"):
+        parser = PageText()
+        parser.feed(text)
+        text = "".join(parser.parts).strip()
+    elif not (mime.startswith("text/") or "json" in mime or "xml" in mime):
+        return f"error: unsupported content-type: {mime}"
+    return truncate_output(text, 20000)
+
+
+if LEVEL >= 6:
+    TOOLS["web_fetch"] = (web_fetch, "Fetch a web page and return it as text.",
+                          {"type": "object", "properties": {"url": {"type": "string"}},
+                           "required": ["url"]})
+
+
+def run_tool(name, args):`;
+
+const DAY_3_V3_EDITS: [string, string][] = [
+  ...DAY_3_V2_EDITS,
+  ['STAGE = "day-3-v2"', 'STAGE = "day-3-v3"'],
+  ['"day-3-v1", "day-3-v2"].index(STAGE)', '"day-3-v1", "day-3-v2", "day-3-v3"].index(STAGE)'],
+  ["\n\ndef run_tool(name, args):", DAY_3_V3_TOOLS],
+];
+
+// Day 3 v3's notes: every conformance scenario it adds. The origin fetches loopback (and, after a
+// redirect, 0.0.0.0), reads an endless body up to its limit, does not ask for gzip, follows ten
+// redirects, waits 30 s, and has texts and a result layout of its own.
+const DAY_3_V3_NOTES = (findContract("day-3-v3")?.scenarios ?? [])
+  .filter((scenario) => scenario.level === "conformance" && scenario.id.startsWith("fetch-"))
+  .map((scenario) => scenario.id);
+
 // The scenarios a stage adds to its base's contract (a redefined one counts as added). A day's
 // earlier stages run only these: the day's last stage runs the whole contract on a fixture that
 // holds every earlier edit, so the inherited scenarios are proven there once (decision 0038).
@@ -799,9 +889,27 @@ describe.skipIf(!HAS_PYTHON)(
         expect(run.exitCode).toBe(0);
         expect(noteIds(run.stdoutLines)).toEqual(DAY_3_V2_NOTES);
         expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-3-v2");
-        // Day 3's contracts are Day 2's and twenty to forty scenarios more.
       },
       2 * WHOLE_CONTRACT_MS,
+    );
+
+    test(
+      "passes every core scenario day-3-v3 adds; each miss is a conformance note",
+      async () => {
+        const added = addedIds("day-3-v3");
+        expect(added).toContain("fetch-html");
+        const command = write("day_3_v3", AGENT_CODE, DAY_3_V3_EDITS);
+        const run = await check([
+          "day-3-v3",
+          "--cmd",
+          command,
+          ...added.flatMap((id) => ["--only", id]),
+        ]);
+        expect(run.stdout).not.toMatch(/^FAIL/m);
+        expect(run.exitCode).toBe(0);
+        expect(noteIds(run.stdoutLines)).toEqual([...DAY_3_V3_NOTES, "unknown-tool-text"]);
+      },
+      WHOLE_CONTRACT_MS,
     );
 
     test("without the realpath check (spelling only), a symlink that leads out fails", async () => {
