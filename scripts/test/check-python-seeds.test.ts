@@ -753,12 +753,74 @@ const DAY_3_V2_NOTES = [
   ...DAY_3_NOTES.filter((id) => id !== "unknown-tool-text"),
 ];
 
+// Day 3 v4's web_search as the origin writes it: DuckDuckGo's HTML page, the `result__a` anchors,
+// `/l/?uddg=` links unwrapped, 1 to 10 hits as `- title` and the URL. One change: the page's
+// address may be moved by AGENT_CODE_SEARCH_BASE_URL, which the check points at the fake web, so
+// this test never leaves 127.0.0.1 (the origin's own project would go to DuckDuckGo).
+const DAY_3_V4_TOOLS = String.raw`
+def web_search(query, max_results=5):
+    import html
+    import urllib.parse
+    try:
+        count = max(1, min(10, int(max_results)))
+    except (TypeError, ValueError):
+        count = 5
+    base = os.environ.get("AGENT_CODE_SEARCH_BASE_URL", "https://html.duckduckgo.com")
+    url = base.rstrip("/") + "/html/?q=" + urllib.parse.quote_plus(query)
+    request = urllib.request.Request(url, headers={"User-Agent": "agent-code/0.1"})
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            page = response.read().decode("utf-8", errors="replace")
+    except Exception as exc:
+        return f"error: {exc}"
+    hits = []
+    anchors = re.findall(r'<a[^>]*class="result__a"[^>]*href="([^"]+)"[^>]*>(.*?)</a>', page, re.S)
+    for href, title in anchors[:count]:
+        link = html.unescape(href)
+        if "uddg=" in link:
+            link = urllib.parse.parse_qs(urllib.parse.urlparse(link).query).get("uddg", [link])[0]
+        hits.append("- " + html.unescape(re.sub(r"<[^>]+>", "", title)).strip() + "\n  " + link)
+    return "\n".join(hits) if hits else "(no results)"
+
+
+if LEVEL >= 6:
+    TOOLS["web_search"] = (web_search, "Search the web with DuckDuckGo.",
+                           {"type": "object",
+                            "properties": {"query": {"type": "string"},
+                                           "max_results": {"type": "integer", "default": 5}},
+                            "required": ["query"]})
+
+
+def run_tool(name, args):`;
+
+const DAY_3_V4_EDITS: [string, string][] = [
+  ...DAY_3_V2_EDITS,
+  ['STAGE = "day-3-v2"', 'STAGE = "day-3-v4"'],
+  ['"day-3-v2"].index(STAGE)', '"day-3-v2", "day-3-v4"].index(STAGE)'],
+  ["\n\ndef run_tool(name, args):", DAY_3_V4_TOOLS],
+];
+
+// Day 3 v4's notes: every provider scenario (the origin scrapes, so none of its requests or texts
+// match) and this stage's unknown-tool text; then Day 3 v2's, but its unknown-tool text.
+const DAY_3_V4_NOTES = [
+  "search-tavily",
+  "search-brave",
+  "search-provider-chosen",
+  "search-no-provider-text",
+  "search-key-rejected",
+  "search-provider-down",
+  "search-clamp",
+  "unknown-tool-text",
+  ...DAY_3_V2_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+
 describe.skipIf(!HAS_PYTHON)(
   "a Python Day 3 written from the origin course (needs python3)",
   () => {
     test.each([
       ["day-3-v1", DAY_3_EDITS, DAY_3_NOTES],
       ["day-3-v2", DAY_3_V2_EDITS, DAY_3_V2_NOTES],
+      ["day-3-v4", DAY_3_V4_EDITS, DAY_3_V4_NOTES],
     ] as const)(
       "passes every core scenario of %s; each miss is a conformance note",
       async (stage, edits, notes) => {
