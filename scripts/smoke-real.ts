@@ -1,11 +1,17 @@
 // `pnpm smoke:real [--base-url URL] [--model M]`: each Day 2 stage's acceptance prompt against a
 // real Messages API endpoint, and the provider appendix's through every provider whose key is set,
-// to see the reference answers work with a live model. Opt-in: it needs a key, does nothing
-// without one, and is never part of `pnpm test` or CI.
+// to see the reference answers work with a live model; and day-3-v4's web_search through every
+// search provider whose key is set (the model there is the fake server, the search is real).
+// Opt-in: it needs a key, does nothing without one, and is never part of `pnpm test` or CI.
 
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { runCli, type TraceEntry } from "@agent-code/test-kit";
+import {
+  type RecordedRequest,
+  runCli,
+  startFakeServer,
+  type TraceEntry,
+} from "@agent-code/test-kit";
 
 export interface SmokeOptions {
   baseURL: string | undefined;
@@ -87,6 +93,35 @@ export function smokePlan(env: NodeJS.ProcessEnv): Acceptance[] {
   return [...day2, ...appendix];
 }
 
+// The search providers day-3-v4 knows, and the key each needs.
+const SEARCH_KEYS: Record<string, string> = { tavily: "TAVILY_API_KEY", brave: "BRAVE_API_KEY" };
+const SEARCH_STAGE = "day-3-v4";
+const SEARCH_QUERY = "Node.js release notes";
+
+// The search providers whose key is set, in day-3-v4's order of preference.
+export function searchPlan(env: NodeJS.ProcessEnv): string[] {
+  return Object.entries(SEARCH_KEYS)
+    .filter(([, key]) => env[key]?.trim())
+    .map(([provider]) => provider);
+}
+
+// What a real search should give: a result that is not a refusal, with 1 to 3 numbered hits, each
+// with an http(s) URL on the line after its title.
+export function searchProblem(
+  result: { text: string; isError: boolean } | undefined,
+): string | undefined {
+  if (result === undefined) return "the tool's result never reached the model";
+  if (result.isError) return `web_search refused: ${result.text}`;
+  const lines = result.text.split("\n");
+  const titles = lines.flatMap((line, index) => (/^\d+\. /.test(line) ? [index] : []));
+  if (titles.length < 1 || titles.length > 3) {
+    return `expected 1 to 3 hits, got ${titles.length}: ${result.text.slice(0, 200)}`;
+  }
+  const badUrl = titles.find((index) => !/^ {3}https?:\/\/\S+$/.test(lines[index + 1] ?? ""));
+  if (badUrl !== undefined) return `expected a URL after \`${lines[badUrl]}\``;
+  return undefined;
+}
+
 const USAGE = "usage: pnpm smoke:real [--base-url URL] [--model M]";
 
 export function parseSmokeArgs(argv: string[]): SmokeOptions {
@@ -119,9 +154,10 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
   const plan = smokePlan(process.env);
-  if (plan.length === 0) {
+  const searches = searchPlan(process.env);
+  if (plan.length === 0 && searches.length === 0) {
     console.log(
-      "smoke:real skipped: set ANTHROPIC_AUTH_TOKEN, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY, OPENAI_API_KEY or OPENAI_CHAT_API_KEY to run it",
+      "smoke:real skipped: set ANTHROPIC_AUTH_TOKEN, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY, OPENAI_API_KEY, OPENAI_CHAT_API_KEY, TAVILY_API_KEY or BRAVE_API_KEY to run it",
     );
     return 0;
   }
@@ -132,7 +168,11 @@ async function main(argv: string[]): Promise<number> {
     const problem = await smoke(acceptance, key, baseURL, options.model);
     if (problem !== undefined) failed++;
   }
-  console.log(`${plan.length - failed} of ${plan.length} runs gave the expected shape`);
+  for (const provider of searches) {
+    if ((await smokeSearch(provider)) !== undefined) failed++;
+  }
+  const runs = plan.length + searches.length;
+  console.log(`${runs - failed} of ${runs} runs gave the expected shape`);
   return failed === 0 ? 0 : 1;
 }
 
@@ -168,6 +208,75 @@ async function smoke(
       `   (--model does not apply to ${acceptance.stage}: its model is DEFAULT_MODEL in src/model.ts)`,
     );
   }
+  return problem;
+}
+
+// The tool_result the request hands back (Anthropic's protocol: the fake server's default).
+function toolResult(
+  request: RecordedRequest | undefined,
+): { text: string; isError: boolean } | undefined {
+  const last = request?.body?.messages?.at(-1)?.content;
+  const block = Array.isArray(last)
+    ? last.find((item: { type?: unknown }) => item?.type === "tool_result")
+    : undefined;
+  if (block === undefined) return undefined;
+  const text =
+    typeof block.content === "string"
+      ? block.content
+      : (block.content ?? []).map((part: { text?: string }) => part.text ?? "").join("");
+  return { text, isError: block.is_error === true };
+}
+
+// day-3-v4's CLI with a fake model that asks for one web_search, and the real provider behind it:
+// only that provider's key is handed to the run, and the result the model got is checked.
+async function smokeSearch(provider: string): Promise<string | undefined> {
+  const keyName = SEARCH_KEYS[provider] ?? "";
+  const packageDir = fileURLToPath(new URL(`../packages/${SEARCH_STAGE}/`, import.meta.url));
+  const server = await startFakeServer();
+  let problem: string | undefined;
+  let stdout: string[] = [];
+  try {
+    server.script([
+      {
+        content: [
+          {
+            type: "tool_use",
+            id: "toolu_smoke_1",
+            name: "web_search",
+            input: { query: SEARCH_QUERY, max_results: 3 },
+          },
+        ],
+      },
+      { content: [{ type: "text", text: "Searched." }] },
+    ]);
+    const run = await runCli(
+      ["node", "--import", "tsx", "src/cli.ts"],
+      [`Search for ${SEARCH_QUERY}`],
+      {
+        cwd: packageDir,
+        timeoutMs: 60_000,
+        env: {
+          ANTHROPIC_BASE_URL: server.url,
+          ANTHROPIC_AUTH_TOKEN: "sk-smoke-for-the-fake-model",
+          AGENT_CODE_SEARCH_PROVIDER: provider,
+          // Unset, the real service; a run may point it elsewhere (a proxy, the test's fake web).
+          AGENT_CODE_SEARCH_BASE_URL: process.env.AGENT_CODE_SEARCH_BASE_URL,
+          [keyName]: process.env[keyName],
+        },
+      },
+    );
+    stdout = run.stdoutLines;
+    problem =
+      run.exitCode === 0
+        ? searchProblem(toolResult(server.requests()[1]))
+        : `exit code ${run.exitCode}`;
+  } finally {
+    await server.close();
+  }
+  console.log(
+    `== ${SEARCH_STAGE} web_search (${provider}): ${problem === undefined ? "expected shape" : `NOT as expected: ${problem}`}`,
+  );
+  for (const line of stdout) console.log(`   ${line}`);
   return problem;
 }
 

@@ -844,6 +844,68 @@ const DAY_3_V3_NOTES = (findContract("day-3-v3")?.scenarios ?? [])
   .filter((scenario) => scenario.level === "conformance" && scenario.id.startsWith("fetch-"))
   .map((scenario) => scenario.id);
 
+// Day 3 v4's web_search as the origin writes it: DuckDuckGo's HTML page, the `result__a` anchors,
+// `/l/?uddg=` links unwrapped, 1 to 10 hits as `- title` and the URL. One change: the page's
+// address may be moved by AGENT_CODE_SEARCH_BASE_URL, which the check points at the fake web, so
+// this test never leaves 127.0.0.1 (the origin's own project would go to DuckDuckGo).
+const DAY_3_V4_TOOLS = String.raw`
+def web_search(query, max_results=5):
+    import html
+    import urllib.parse
+    try:
+        count = max(1, min(10, int(max_results)))
+    except (TypeError, ValueError):
+        count = 5
+    base = os.environ.get("AGENT_CODE_SEARCH_BASE_URL", "https://html.duckduckgo.com")
+    url = base.rstrip("/") + "/html/?q=" + urllib.parse.quote_plus(query)
+    request = urllib.request.Request(url, headers={"User-Agent": "agent-code/0.1"})
+    try:
+        with urllib.request.urlopen(request, timeout=15) as response:
+            page = response.read().decode("utf-8", errors="replace")
+    except Exception as exc:
+        return f"error: {exc}"
+    hits = []
+    anchors = re.findall(r'<a[^>]*class="result__a"[^>]*href="([^"]+)"[^>]*>(.*?)</a>', page, re.S)
+    for href, title in anchors[:count]:
+        link = html.unescape(href)
+        if "uddg=" in link:
+            link = urllib.parse.parse_qs(urllib.parse.urlparse(link).query).get("uddg", [link])[0]
+        hits.append("- " + html.unescape(re.sub(r"<[^>]+>", "", title)).strip() + "\n  " + link)
+    return "\n".join(hits) if hits else "(no results)"
+
+
+if LEVEL >= 7:
+    TOOLS["web_search"] = (web_search, "Search the web with DuckDuckGo.",
+                           {"type": "object",
+                            "properties": {"query": {"type": "string"},
+                                           "max_results": {"type": "integer", "default": 5}},
+                            "required": ["query"]})
+
+
+def run_tool(name, args):`;
+
+const DAY_3_V4_EDITS: [string, string][] = [
+  ...DAY_3_V3_EDITS,
+  ['STAGE = "day-3-v3"', 'STAGE = "day-3-v4"'],
+  ['"day-3-v2", "day-3-v3"].index(STAGE)', '"day-3-v2", "day-3-v3", "day-3-v4"].index(STAGE)'],
+  ["\n\ndef run_tool(name, args):", DAY_3_V4_TOOLS],
+];
+
+// Day 3 v4's notes: every provider scenario (the origin scrapes, so none of its requests or texts
+// match) and this stage's unknown-tool text; then Day 3 v3's and v2's, but their unknown-tool text.
+const DAY_3_V4_NOTES = [
+  "search-tavily",
+  "search-brave",
+  "search-provider-chosen",
+  "search-no-provider-text",
+  "search-key-rejected",
+  "search-provider-down",
+  "search-clamp",
+  "unknown-tool-text",
+  ...DAY_3_V3_NOTES,
+  ...DAY_3_V2_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+
 // The scenarios a stage adds to its base's contract (a redefined one counts as added). A day's
 // earlier stages run only these: the day's last stage runs the whole contract on a fixture that
 // holds every earlier edit, so the inherited scenarios are proven there once (decision 0038).
@@ -881,16 +943,22 @@ describe.skipIf(!HAS_PYTHON)(
     );
 
     test(
-      "passes every core scenario of day-3-v2; each miss is a conformance note",
+      "passes every core scenario day-3-v2 adds; each miss is a conformance note",
       async () => {
+        const added = addedIds("day-3-v2");
+        expect(added).toContain("grep-basic");
         const command = write("day_3_v2", AGENT_CODE, DAY_3_V2_EDITS);
-        const run = await check(["day-3-v2", "--cmd", command]);
+        const run = await check([
+          "day-3-v2",
+          "--cmd",
+          command,
+          ...added.flatMap((id) => ["--only", id]),
+        ]);
         expect(run.stdout).not.toMatch(/^FAIL/m);
         expect(run.exitCode).toBe(0);
-        expect(noteIds(run.stdoutLines)).toEqual(DAY_3_V2_NOTES);
-        expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-3-v2");
+        expect(noteIds(run.stdoutLines)).toEqual(DAY_3_V2_NOTES.filter((id) => added.includes(id)));
       },
-      2 * WHOLE_CONTRACT_MS,
+      WHOLE_CONTRACT_MS,
     );
 
     test(
@@ -910,6 +978,20 @@ describe.skipIf(!HAS_PYTHON)(
         expect(noteIds(run.stdoutLines)).toEqual([...DAY_3_V3_NOTES, "unknown-tool-text"]);
       },
       WHOLE_CONTRACT_MS,
+    );
+
+    // The day's last stage: its whole contract, Day 2's and every earlier Day 3 stage's included.
+    test(
+      "passes every core scenario of day-3-v4; each miss is a conformance note",
+      async () => {
+        const command = write("day_3_v4", AGENT_CODE, DAY_3_V4_EDITS);
+        const run = await check(["day-3-v4", "--cmd", command]);
+        expect(run.stdout).not.toMatch(/^FAIL/m);
+        expect(run.exitCode).toBe(0);
+        expect(noteIds(run.stdoutLines)).toEqual(DAY_3_V4_NOTES);
+        expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-3-v4");
+      },
+      3 * WHOLE_CONTRACT_MS,
     );
 
     test("without the realpath check (spelling only), a symlink that leads out fails", async () => {

@@ -9,6 +9,7 @@ import { day2v3 } from "./day-2-v3.ts";
 import { day3v1 } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
 import { day3v3 } from "./day-3-v3.ts";
+import { day3v4 } from "./day-3-v4.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -19,6 +20,7 @@ export const contracts: Contract[] = [
   day3v1,
   day3v2,
   day3v3,
+  day3v4,
   appendixProviders,
 ];
 
