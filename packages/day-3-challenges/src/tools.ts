@@ -1,5 +1,11 @@
 // Tools the model may ask for, and the registry that runs them by name.
 import { open, readdir, readFile, stat } from "node:fs/promises";
+import {
+  MessageChannel,
+  type MessagePort,
+  receiveMessageOnPort,
+  Worker,
+} from "node:worker_threads";
 import picomatch from "picomatch";
 import {
   fsError,
@@ -287,6 +293,93 @@ async function searchableText(entry: WalkEntry, ctx: ToolContext): Promise<strin
   return new TextDecoder().decode(bytes);
 }
 
+// How long the pattern may take on one file. A backtracking pattern such as (a+)+$ can take longer
+// than the universe on one line of 40 a's, so the matching runs in a worker that can be stopped.
+const GREP_FILE_MS = 2000;
+
+// The worker's code. It is a string, because a bundle is one file and a worker needs code of its
+// own; it only matches: the main thread still decides which files may be read. For each file's
+// text it gets, it posts each matching line as it finds it, then "done".
+const GREP_WORKER = `
+const { workerData } = require("node:worker_threads");
+const { port, pattern, flags } = workerData;
+const regex = new RegExp(pattern, flags);
+port.on("message", (text) => {
+  const lines = text.split("\\n");
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index].replace(/\\r$/, "");
+    if (regex.test(line)) port.postMessage({ line: index + 1, text: line });
+  }
+  port.postMessage("done");
+});
+port.postMessage("ready");
+`;
+
+// A matching line the worker found: its number (from 1) and its text.
+interface LineMatch {
+  line: number;
+  text: string;
+}
+
+// One worker for one search: `search(text)` gives the matching lines of one file, and whether the
+// worker finished it within the time limit. When it did not, the lines it posted before the limit
+// are taken off the port as they are, and the worker is stopped.
+class GrepWorker {
+  #worker: Worker;
+  #port: MessagePort;
+  #ready: Promise<void>;
+
+  constructor(regex: RegExp) {
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    this.#worker = new Worker(GREP_WORKER, {
+      eval: true,
+      workerData: { port: port2, pattern: regex.source, flags: regex.flags },
+      transferList: [port2],
+    });
+    this.#ready = new Promise((resolve) => port1.once("message", () => resolve()));
+  }
+
+  async search(
+    text: string,
+    signal: AbortSignal,
+  ): Promise<{ matches: LineMatch[]; finished: boolean }> {
+    await this.#ready;
+    const matches: LineMatch[] = [];
+    return new Promise((resolve) => {
+      const settle = (finished: boolean) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", stop);
+        this.#port.off("message", onMessage);
+        if (!finished) {
+          for (
+            let left = receiveMessageOnPort(this.#port);
+            left;
+            left = receiveMessageOnPort(this.#port)
+          ) {
+            if (left.message !== "done") matches.push(left.message as LineMatch);
+          }
+        }
+        resolve({ matches, finished });
+      };
+      const onMessage = (message: LineMatch | "done") => {
+        if (message === "done") settle(true);
+        else matches.push(message);
+      };
+      const stop = () => settle(false);
+      const timer = setTimeout(stop, GREP_FILE_MS);
+      signal.addEventListener("abort", stop);
+      this.#port.on("message", onMessage);
+      this.#port.postMessage(text);
+    });
+  }
+
+  async close(): Promise<void> {
+    this.#port.close();
+    await this.#worker.terminate();
+  }
+}
+
 // Lines that match a JavaScript regular expression, as `src/a.ts:12:text`, in the walk's order.
 // The flags are `i` or none, never `g`: a global RegExp's test() remembers where it stopped.
 export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
@@ -304,30 +397,47 @@ export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext)
   const lines: string[] = [];
   let chars = 0;
   let total = 0;
-  for (const entry of entries) {
-    if (entry.kind !== "file" && entry.kind !== "link") continue;
-    if (only !== undefined && !only(entry.rel)) continue;
-    if (ctx.signal.aborted) break;
-    const text = await searchableText(entry, ctx);
-    if (text === undefined) continue;
-    const fileLines = text.split("\n");
-    for (let index = 0; index < fileLines.length; index++) {
-      const line = (fileLines[index] ?? "").replace(/\r$/, "");
-      if (!regex.test(line)) continue;
-      total++;
-      const cut =
-        line.length > MAX_GREP_LINE_CHARS ? `${truncate(line, MAX_GREP_LINE_CHARS)}…` : line;
-      const shownLine = `${entry.path}:${index + 1}:${cut}`;
-      const cost = shownLine.length + (lines.length > 0 ? 1 : 0);
-      if (
-        lines.length < MAX_GREP_LINES &&
-        chars + cost <= MAX_GREP_CHARS &&
-        lines.length === total - 1
-      ) {
-        lines.push(shownLine);
-        chars += cost;
+  let stoppedAt: string | undefined;
+  const worker = new GrepWorker(regex);
+  try {
+    for (const entry of entries) {
+      if (entry.kind !== "file" && entry.kind !== "link") continue;
+      if (only !== undefined && !only(entry.rel)) continue;
+      if (ctx.signal.aborted) break;
+      const text = await searchableText(entry, ctx);
+      if (text === undefined) continue;
+      const { matches, finished } = await worker.search(text, ctx.signal);
+      for (const { line, text: matched } of matches) {
+        total++;
+        const cut =
+          matched.length > MAX_GREP_LINE_CHARS
+            ? `${truncate(matched, MAX_GREP_LINE_CHARS)}…`
+            : matched;
+        const shownLine = `${entry.path}:${line}:${cut}`;
+        const cost = shownLine.length + (lines.length > 0 ? 1 : 0);
+        if (
+          lines.length < MAX_GREP_LINES &&
+          chars + cost <= MAX_GREP_CHARS &&
+          lines.length === total - 1
+        ) {
+          lines.push(shownLine);
+          chars += cost;
+        }
+      }
+      if (!finished) {
+        stoppedAt = entry.path;
+        break;
       }
     }
+  } finally {
+    await worker.close();
+  }
+  // Stopped by the time limit (not by the run's signal): a refusal that keeps what was found.
+  if (stoppedAt !== undefined && !ctx.signal.aborted) {
+    const found = lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+    throw new ToolError(
+      `${found}[search stopped: pattern took longer than ${GREP_FILE_MS / 1000} s on ${stoppedAt}, after ${total} matching lines; simplify the pattern or narrow the path]`,
+    );
   }
   if (total === 0) return "(no matches)";
   if (lines.length === total) return lines.join("\n");

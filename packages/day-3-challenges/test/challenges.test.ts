@@ -166,3 +166,44 @@ test("an .ignore above the search's start counts too", async () => {
   );
   expect((await call("glob", { pattern: "*.ts", path: "ign/fixtures" })).text).toBe("(no matches)");
 });
+
+// A pattern that backtracks for ever on a line of a's that ends otherwise: (a+)+$ tries every way
+// to split 40 a's. a.txt matches at once, b.txt once and then never finishes, c.txt is never read.
+put("work/slow/a.txt", "aaa\n");
+put("work/slow/b.txt", `aa\n${"a".repeat(40)}!\n`);
+put("work/slow/c.txt", "aaaa\n");
+
+test("grep stops a pattern that runs away, keeping the lines found before, in order", async () => {
+  // An interval that fires while the worker backtracks: it is due long before the time limit, so
+  // it runs first unless the main thread is blocked.
+  let turns = 0;
+  const interval = setInterval(() => turns++, 50);
+  const result = await call("grep", { pattern: "^(a+)+$", path: "slow" });
+  clearInterval(interval);
+  expect(result).toEqual({
+    text: [
+      "slow/a.txt:1:aaa",
+      "slow/b.txt:1:aa",
+      "[search stopped: pattern took longer than 2 s on slow/b.txt, after 2 matching lines; simplify the pattern or narrow the path]",
+    ].join("\n"),
+    isError: true,
+  });
+  expect(turns).toBeGreaterThan(0);
+}, 20_000);
+
+test("grep's worker gives the same answer as before on patterns that end", async () => {
+  expect(await call("grep", { pattern: "^a+$", path: "slow" })).toEqual({
+    text: ["slow/a.txt:1:aaa", "slow/b.txt:1:aa", "slow/c.txt:1:aaaa"].join("\n"),
+    isError: false,
+  });
+});
+
+test("the run's signal stops a runaway grep too, without a refusal", async () => {
+  const controller = new AbortController();
+  const ctx = { ...context(), signal: controller.signal };
+  const pending = call("grep", { pattern: "^(a+)+$", path: "slow" }, ctx);
+  setTimeout(() => controller.abort(), 100);
+  const result = await pending;
+  expect(result.isError).toBe(false);
+  expect(result.text).not.toContain("c.txt");
+}, 20_000);

@@ -10,6 +10,7 @@ import { day3v2, resultLines, searchScenario } from "./day-3-v2.ts";
 
 const WINDOW = "docs/day-3.md#answer-1-a-bigger-window";
 const HEX = "docs/day-3.md#answer-3-a-hex-preview";
+const WORKER = "docs/day-3.md#answer-5-a-time-limit-for-grep";
 const IGNORE = "docs/day-3.md#answer-6-ignore-files";
 const TOOLS = "docs/day-3.md#challenges";
 
@@ -22,6 +23,15 @@ const WIDE = Array.from(
 const PNG = new Uint8Array([
   0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1,
 ]);
+
+// (a+)+$ backtracks for ever on 40 a's and a `!`: a.txt matches at once, b.txt once before its
+// second line never ends, c.txt comes after it.
+const RUNAWAY = oneCall("grep", { pattern: "^(a+)+$", path: "slow" });
+const SLOW_FILES = {
+  "work/slow/a.txt": "aaa\n",
+  "work/slow/b.txt": `aa\n${"a".repeat(40)}!\n`,
+  "work/slow/c.txt": "aaaa\n",
+};
 
 // The marker at the end of a read_file window, as numbers: the last line shown and the total.
 function windowEnd(text: string): { last: number; total: number } | undefined {
@@ -129,6 +139,52 @@ export const day3challenges: Contract = {
               "00000000  89 50 4e 47 0d 0a 1a 0a  00 00 00 0d 49 48 44 52  |.PNG........IHDR|",
               "00000010  00 00 00 01                                       |....|",
             ].join("\n"),
+        ),
+      ],
+    }),
+    searchScenario({
+      id: "grep-runaway",
+      title:
+        "a grep pattern that never ends is stopped: the run goes on with the lines found before",
+      level: "core",
+      prompt: "Which lines are only a's?",
+      steps: RUNAWAY,
+      files: SLOW_FILES,
+      judgements: [
+        ...wentOn(WORKER),
+        judge(
+          WORKER,
+          "expected `slow/a.txt:1:aaa` and `slow/b.txt:1:aa`, found before the limit",
+          (o) => {
+            const lines = resultLines(o);
+            return lines.includes("slow/a.txt:1:aaa") && lines.includes("slow/b.txt:1:aa");
+          },
+        ),
+        judge(
+          WORKER,
+          "nothing from slow/c.txt: the search stopped at b.txt",
+          (o) => !(theResult(o)?.text ?? "").includes("c.txt"),
+        ),
+      ],
+    }),
+    searchScenario({
+      id: "grep-runaway-text",
+      title: "the stopped search is a refusal with its marker",
+      level: "conformance",
+      prompt: "Which lines are only a's?",
+      steps: RUNAWAY,
+      files: SLOW_FILES,
+      judgements: [
+        judge(
+          WORKER,
+          "expected the two lines, then `[search stopped: pattern took longer than 2 s on slow/b.txt, after 2 matching lines; …]`, with is_error: true",
+          (o) =>
+            theResult(o)?.text ===
+              [
+                "slow/a.txt:1:aaa",
+                "slow/b.txt:1:aa",
+                "[search stopped: pattern took longer than 2 s on slow/b.txt, after 2 matching lines; simplify the pattern or narrow the path]",
+              ].join("\n") && theResult(o)?.isError === true,
         ),
       ],
     }),
