@@ -90,6 +90,7 @@ export async function readTextFile(
   const offset = positive(args.offset, "offset") ?? 1;
   const limit = positive(args.limit, "limit") ?? DEFAULT_LINES;
   const maxChars = maxCharsOf(args.max_chars);
+  const numbered = args.line_numbers === true;
   const file = resolveInside(ctx.cwd, input);
   const name = shown(ctx.cwd, file);
   const info = await stat(file).catch((error) => Promise.reject(fsError(error, name)));
@@ -107,7 +108,7 @@ export async function readTextFile(
   if (offset > lines.length) {
     throw new ToolError(`offset ${offset} is past the end of ${name} (${lines.length} lines)`);
   }
-  return lineWindow(lines, offset, limit, maxChars);
+  return lineWindow(lines, offset, limit, maxChars, numbered);
 }
 
 // max_chars, when given: a whole number from 500 to 20,000. Outside the bounds is the model's
@@ -127,13 +128,20 @@ function maxCharsOf(value: unknown): number {
 }
 
 // Lines offset..offset+limit-1, fewer when the character cap is reached first, and a marker
-// whenever the window is not the whole file.
-function lineWindow(lines: string[], offset: number, limit: number, maxChars: number): string {
+// whenever the window is not the whole file. Numbered, each line starts with its number and `→`,
+// and the numbers count against the cap: they are what the model reads too.
+function lineWindow(
+  lines: string[],
+  offset: number,
+  limit: number,
+  maxChars: number,
+  numbered: boolean,
+): string {
   const shownLines: string[] = [];
   let chars = 0;
   let cutLine = false;
   for (let index = offset - 1; index < lines.length && shownLines.length < limit; index++) {
-    const line = lines[index] ?? "";
+    const line = `${numbered ? `${String(index + 1).padStart(6)}→` : ""}${lines[index] ?? ""}`;
     const cost = line.length + (shownLines.length > 0 ? 1 : 0);
     if (chars + cost > maxChars) {
       // One line longer than the cap on its own: show its start rather than nothing.
@@ -589,7 +597,7 @@ export function defaultTools(): ToolRegistry {
   tools.register({
     name: "read_file",
     description:
-      "Read a text file inside the working directory. Shows up to 2000 lines within 8000 characters; a marker at the end says how to read on with offset. Ask for a bigger window (max_chars, up to 20000) only when you need a long stretch at once, such as a whole function.",
+      "Read a text file inside the working directory. Shows up to 2000 lines within 8000 characters; a marker at the end says how to read on with offset. Ask for a bigger window (max_chars, up to 20000) only when you need a long stretch at once, such as a whole function. line_numbers prefixes each line with its number and →, which is not part of the file: leave it out when you quote a line.",
     run: readTextFile,
     parameters: {
       type: "object",
@@ -602,6 +610,10 @@ export function defaultTools(): ToolRegistry {
           minimum: MIN_MAX_CHARS,
           maximum: MAX_MAX_CHARS,
           description: "The window's character cap (500 to 20000, default 8000).",
+        },
+        line_numbers: {
+          type: "boolean",
+          description: "Start each line with its number and → (default false).",
         },
       },
       required: ["path"],

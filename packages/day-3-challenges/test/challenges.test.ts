@@ -207,3 +207,23 @@ test("the run's signal stops a runaway grep too, without a refusal", async () =>
   expect(result.isError).toBe(false);
   expect(result.text).not.toContain("c.txt");
 }, 20_000);
+
+put("work/three.txt", "first\nsecond\nthird\n");
+
+test("read_file with line_numbers starts each shown line with its number and →", async () => {
+  expect(await call("read_file", { path: "three.txt", line_numbers: true })).toEqual({
+    text: ["     1→first", "     2→second", "     3→third"].join("\n"),
+    isError: false,
+  });
+  expect(
+    (await call("read_file", { path: "three.txt", offset: 2, limit: 1, line_numbers: true })).text,
+  ).toBe("     2→second\n[showing lines 2-2 of 3; read on with offset 3]");
+  expect((await call("read_file", { path: "three.txt" })).text).toBe("first\nsecond\nthird");
+});
+
+test("the numbers count against the cap: fewer numbered lines fit", async () => {
+  // 100 characters a line, 107 numbered: 74 fit 8000 instead of 80.
+  expect(
+    (await call("read_file", { path: "long.txt", line_numbers: true })).text.split("\n").at(-1),
+  ).toBe("[showing lines 1-74 of 300; read on with offset 75]");
+});

@@ -9,6 +9,7 @@ import { oneCall, theResult, wentOn } from "./day-3-v1.ts";
 import { day3v2, resultLines, searchScenario } from "./day-3-v2.ts";
 
 const WINDOW = "docs/day-3.md#answer-1-a-bigger-window";
+const NUMBERS = "docs/day-3.md#answer-2-line-numbers";
 const HEX = "docs/day-3.md#answer-3-a-hex-preview";
 const WORKER = "docs/day-3.md#answer-5-a-time-limit-for-grep";
 const IGNORE = "docs/day-3.md#answer-6-ignore-files";
@@ -92,6 +93,34 @@ export const day3challenges: Contract = {
           (o) =>
             observations(o)[0] === "max_chars must be an integer from 500 to 20000, got 1000000" &&
             theResult(o)?.isError === true,
+        ),
+      ],
+    }),
+    searchScenario({
+      id: "read-line-numbers",
+      title: "read_file with line_numbers starts each line with its number",
+      level: "core",
+      prompt: "Read ten.txt with line numbers, from line 9.",
+      steps: oneCall("read_file", { path: "ten.txt", offset: 9, line_numbers: true }),
+      judgements: [
+        exitCode(NUMBERS, 0, "a finished run exits 0"),
+        judge(NUMBERS, "expected lines 9 and 10, each after its number", (o) => {
+          const lines = (theResult(o)?.text ?? "").split("\n");
+          return /^\s*9\D+line 9$/.test(lines[0] ?? "") && /^\s*10\D+line 10$/.test(lines[1] ?? "");
+        }),
+      ],
+    }),
+    searchScenario({
+      id: "read-line-numbers-text",
+      title: "line numbers as `     9→text`, six wide, and the window's marker",
+      level: "conformance",
+      prompt: "Read ten.txt with line numbers, from line 9.",
+      steps: oneCall("read_file", { path: "ten.txt", offset: 9, line_numbers: true }),
+      judgements: [
+        judge(
+          NUMBERS,
+          "expected `     9→line 9`, `    10→line 10`, then the marker",
+          (o) => theResult(o)?.text === "     9→line 9\n    10→line 10\n[showing lines 9-10 of 10]",
         ),
       ],
     }),
