@@ -1,5 +1,8 @@
 // Tools the model may ask for, and the registry that runs them by name.
+import { execFile } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
 import { open, readdir, readFile, stat } from "node:fs/promises";
+import path from "node:path";
 import {
   MessageChannel,
   type MessagePort,
@@ -388,6 +391,100 @@ class GrepWorker {
   }
 }
 
+// The first `name` on PATH that this process may run (`name.exe` and the like on Windows).
+function onPath(name: string): string | undefined {
+  const suffixes = process.platform === "win32" ? (process.env.PATHEXT ?? ".EXE").split(";") : [""];
+  for (const dir of (process.env.PATH ?? "").split(path.delimiter)) {
+    if (dir === "") continue;
+    for (const suffix of suffixes) {
+      const file = path.join(dir, `${name}${suffix}`);
+      try {
+        accessSync(file, constants.X_OK);
+        if (statSync(file).isFile()) return file;
+      } catch {}
+    }
+  }
+  return undefined;
+}
+
+// What ripgrep needs to be told to see what the walker sees: no config file of the user's, dot files
+// too, .gitignore without a git repository but not git's global or .git/info/exclude rules, the
+// skip list, files up to 1 MiB, `$` before a \r\n, and the walker's byte order (one thread).
+// .ignore files it reads by itself. Its JSON output keeps paths with colons in one piece.
+function ripgrepArgs(pattern: string, ignoreCase: boolean, startRel: string): string[] {
+  return [
+    "--json",
+    "--no-config",
+    "--hidden",
+    "--no-require-git",
+    "--no-ignore-global",
+    "--no-ignore-exclude",
+    ...[...SKIP_DIRS].flatMap((dir) => ["--glob", `!${dir}/`]),
+    "--max-filesize",
+    "1M",
+    "--crlf",
+    "--sort",
+    "path",
+    ...(ignoreCase ? ["--ignore-case"] : []),
+    "--regexp",
+    pattern,
+    // Always a path: without one, rg would search its stdin.
+    "--",
+    startRel === "" ? "." : startRel,
+  ];
+}
+
+// A matching line as either search reports it: the path relative to the working directory (with
+// `/`), the line's number and its text.
+interface FileMatch {
+  path: string;
+  line: number;
+  text: string;
+}
+
+// grep by ripgrep, when `rg` is on PATH: its matches, or undefined when the walker should answer
+// instead (no rg, or rg refused, as it refuses lookaround and backreferences, which its regex
+// dialect does not have). It runs in the working directory, so its paths are the walker's.
+async function ripgrep(
+  root: string,
+  startRel: string,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<FileMatch[] | undefined> {
+  const rg = onPath("rg");
+  if (rg === undefined) return undefined;
+  const argv = ripgrepArgs(String(args.pattern), args.ignore_case === true, startRel);
+  const { code, stdout } = await new Promise<{ code: unknown; stdout: string }>((resolve) => {
+    execFile(
+      rg,
+      argv,
+      { cwd: root, maxBuffer: 256 * 1024 * 1024, signal: ctx.signal },
+      (error, out) => resolve({ code: error === null ? 0 : error.code, stdout: String(out) }),
+    );
+  });
+  // 0: matches, 1: none; anything else (2 for a pattern it does not take) is the walker's turn.
+  if (code !== 0 && code !== 1) return undefined;
+  const found: FileMatch[] = [];
+  for (const json of stdout.split("\n")) {
+    if (!json.startsWith('{"type":"match"')) continue;
+    const { data } = JSON.parse(json) as {
+      data: { path: RgText; lines: RgText; line_number: number };
+    };
+    const text = rgText(data.lines).replace(/\r?\n$/, "");
+    found.push({ path: rgText(data.path).replace(/^\.\//, ""), line: data.line_number, text });
+  }
+  return found;
+}
+
+// ripgrep's JSON gives text as `text`, or as base64 `bytes` when it is not valid UTF-8.
+type RgText = { text: string } | { bytes: string };
+
+function rgText(value: RgText): string {
+  return "text" in value
+    ? value.text
+    : new TextDecoder().decode(Buffer.from(value.bytes, "base64"));
+}
+
 // Lines that match a JavaScript regular expression, as `src/a.ts:12:text`, in the walk's order.
 // The flags are `i` or none, never `g`: a global RegExp's test() remembers where it stopped.
 export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
@@ -399,46 +496,65 @@ export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext)
   }
   const only = args.glob === undefined ? undefined : globMatcher(String(args.glob));
   const { root, start, name, isFile } = await searchStart(args, ctx);
-  const entries: WalkEntry[] = isFile
-    ? [{ path: name, rel: name.split("/").at(-1) ?? name, absolute: start, kind: "file", depth: 0 }]
-    : await walk(root, start);
   const lines: string[] = [];
   let chars = 0;
   let total = 0;
+  // Every matching line counts; it is shown while the caps allow and none before it was left out.
+  const add = ({ path: file, line, text }: FileMatch) => {
+    total++;
+    const cut =
+      text.length > MAX_GREP_LINE_CHARS ? `${truncate(text, MAX_GREP_LINE_CHARS)}…` : text;
+    const shownLine = `${file}:${line}:${cut}`;
+    const cost = shownLine.length + (lines.length > 0 ? 1 : 0);
+    if (
+      lines.length < MAX_GREP_LINES &&
+      chars + cost <= MAX_GREP_CHARS &&
+      lines.length === total - 1
+    ) {
+      lines.push(shownLine);
+      chars += cost;
+    }
+  };
+  // ripgrep searches folders; one file is the walker's, as rg would search even a binary named.
+  const startRel = name === "." ? "" : name;
+  const fromRg = isFile ? undefined : await ripgrep(root, startRel, args, ctx);
+  if (fromRg !== undefined) {
+    for (const match of fromRg) {
+      const rel = startRel === "" ? match.path : match.path.slice(startRel.length + 1);
+      if (only === undefined || only(rel)) add(match);
+    }
+  }
   let stoppedAt: string | undefined;
-  const worker = new GrepWorker(regex);
-  try {
-    for (const entry of entries) {
-      if (entry.kind !== "file" && entry.kind !== "link") continue;
-      if (only !== undefined && !only(entry.rel)) continue;
-      if (ctx.signal.aborted) break;
-      const text = await searchableText(entry, ctx);
-      if (text === undefined) continue;
-      const { matches, finished } = await worker.search(text, ctx.signal);
-      for (const { line, text: matched } of matches) {
-        total++;
-        const cut =
-          matched.length > MAX_GREP_LINE_CHARS
-            ? `${truncate(matched, MAX_GREP_LINE_CHARS)}…`
-            : matched;
-        const shownLine = `${entry.path}:${line}:${cut}`;
-        const cost = shownLine.length + (lines.length > 0 ? 1 : 0);
-        if (
-          lines.length < MAX_GREP_LINES &&
-          chars + cost <= MAX_GREP_CHARS &&
-          lines.length === total - 1
-        ) {
-          lines.push(shownLine);
-          chars += cost;
+  if (fromRg === undefined) {
+    const entries: WalkEntry[] = isFile
+      ? [
+          {
+            path: name,
+            rel: name.split("/").at(-1) ?? name,
+            absolute: start,
+            kind: "file",
+            depth: 0,
+          },
+        ]
+      : await walk(root, start);
+    const worker = new GrepWorker(regex);
+    try {
+      for (const entry of entries) {
+        if (entry.kind !== "file" && entry.kind !== "link") continue;
+        if (only !== undefined && !only(entry.rel)) continue;
+        if (ctx.signal.aborted) break;
+        const text = await searchableText(entry, ctx);
+        if (text === undefined) continue;
+        const { matches, finished } = await worker.search(text, ctx.signal);
+        for (const match of matches) add({ path: entry.path, ...match });
+        if (!finished) {
+          stoppedAt = entry.path;
+          break;
         }
       }
-      if (!finished) {
-        stoppedAt = entry.path;
-        break;
-      }
+    } finally {
+      await worker.close();
     }
-  } finally {
-    await worker.close();
   }
   // Stopped by the time limit (not by the run's signal): a refusal that keeps what was found.
   if (stoppedAt !== undefined && !ctx.signal.aborted) {

@@ -1,10 +1,20 @@
 // The answers to docs/day-3.md#challenges, tool by tool, on a folder of their own: max_chars, line
 // numbers, hex_preview, .ignore files, grep's worker and its time limit, and ripgrep.
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, expect, test } from "vitest";
-import { ReadState } from "../src/fs-safety.ts";
+import { afterAll, afterEach, expect, test } from "vitest";
+import { ReadState, SKIP_DIRS } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools.ts";
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-code-challenges-")));
@@ -168,7 +178,8 @@ test("an .ignore above the search's start counts too", async () => {
 });
 
 // A pattern that backtracks for ever on a line of a's that ends otherwise: (a+)+$ tries every way
-// to split 40 a's. a.txt matches at once, b.txt once and then never finishes, c.txt is never read.
+// to split 40 a's. The lookahead makes it a pattern ripgrep refuses, so the worker runs it even
+// where rg is installed. a.txt matches at once, b.txt once and then never finishes, c.txt is never read.
 put("work/slow/a.txt", "aaa\n");
 put("work/slow/b.txt", `aa\n${"a".repeat(40)}!\n`);
 put("work/slow/c.txt", "aaaa\n");
@@ -178,7 +189,7 @@ test("grep stops a pattern that runs away, keeping the lines found before, in or
   // it runs first unless the main thread is blocked.
   let turns = 0;
   const interval = setInterval(() => turns++, 50);
-  const result = await call("grep", { pattern: "^(a+)+$", path: "slow" });
+  const result = await call("grep", { pattern: "^(?=a)(a+)+$", path: "slow" });
   clearInterval(interval);
   expect(result).toEqual({
     text: [
@@ -201,7 +212,7 @@ test("grep's worker gives the same answer as before on patterns that end", async
 test("the run's signal stops a runaway grep too, without a refusal", async () => {
   const controller = new AbortController();
   const ctx = { ...context(), signal: controller.signal };
-  const pending = call("grep", { pattern: "^(a+)+$", path: "slow" }, ctx);
+  const pending = call("grep", { pattern: "^(?=a)(a+)+$", path: "slow" }, ctx);
   setTimeout(() => controller.abort(), 100);
   const result = await pending;
   expect(result.isError).toBe(false);
@@ -226,4 +237,101 @@ test("the numbers count against the cap: fewer numbered lines fit", async () => 
   expect(
     (await call("read_file", { path: "long.txt", line_numbers: true })).text.split("\n").at(-1),
   ).toBe("[showing lines 1-74 of 300; read on with offset 75]");
+});
+
+// A fake ripgrep: it writes the folder it ran in and its arguments, one a line, to $FAKE_RG_LOG,
+// answers with two matches of its own in rg's JSON (one path with a colon, one line that is not
+// UTF-8), and exits with $FAKE_RG_EXIT.
+const LATIN1 = Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]).toString("base64");
+const FAKE_RG = `#!/bin/sh
+pwd > "$FAKE_RG_LOG"
+printf '%s\\n' "$@" >> "$FAKE_RG_LOG"
+printf '%s\\n' '{"type":"begin","data":{"path":{"text":"ign/src/main.ts"}}}'
+printf '%s\\n' '{"type":"match","data":{"path":{"text":"ign/src/main.ts"},"lines":{"text":"only rg says so\\r\\n"},"line_number":7,"absolute_offset":0,"submatches":[]}}'
+printf '%s\\n' '{"type":"match","data":{"path":{"text":"ign/a:b.ts"},"lines":{"bytes":"${LATIN1}"},"line_number":1,"absolute_offset":0,"submatches":[]}}'
+exit "\${FAKE_RG_EXIT:-0}"
+`;
+put("bin/rg", FAKE_RG);
+chmodSync(path.join(base, "bin/rg"), 0o755);
+mkdirSync(path.join(base, "empty-bin"));
+const LOG = path.join(base, "rg.log");
+const WALKER_ANSWER = ["ign/generated.ts:1:needle", "ign/src/main.ts:1:needle"].join("\n");
+
+const savedPath = process.env.PATH;
+afterEach(() => {
+  process.env.PATH = savedPath;
+  delete process.env.FAKE_RG_EXIT;
+  rmSync(LOG, { force: true });
+});
+
+function withRg(exit = 0): void {
+  process.env.PATH = `${path.join(base, "bin")}${path.delimiter}${savedPath}`;
+  process.env.FAKE_RG_LOG = LOG;
+  process.env.FAKE_RG_EXIT = String(exit);
+}
+
+const unix = process.platform !== "win32";
+
+test.skipIf(!unix)(
+  "with rg on PATH, grep asks it, in the working directory, with what makes it see what the walker sees",
+  async () => {
+    withRg();
+    expect(await call("grep", { pattern: "needle", path: "ign", ignore_case: true })).toEqual({
+      text: ["ign/src/main.ts:7:only rg says so", "ign/a:b.ts:1:caf\uFFFD"].join("\n"),
+      isError: false,
+    });
+    const [ranIn, ...argv] = readFileSync(LOG, "utf8").trimEnd().split("\n");
+    expect(ranIn).toBe(work);
+    expect(argv).toEqual([
+      "--json",
+      "--no-config",
+      "--hidden",
+      "--no-require-git",
+      "--no-ignore-global",
+      "--no-ignore-exclude",
+      ...[...SKIP_DIRS].flatMap((dir) => ["--glob", `!${dir}/`]),
+      "--max-filesize",
+      "1M",
+      "--crlf",
+      "--sort",
+      "path",
+      "--ignore-case",
+      "--regexp",
+      "needle",
+      "--",
+      "ign",
+    ]);
+  },
+);
+
+test.skipIf(!unix)(
+  "rg's matches go through grep's glob, and a pattern starting with - stays a pattern",
+  async () => {
+    withRg();
+    expect((await call("grep", { pattern: "-x", glob: "src/*.ts", path: "ign" })).text).toBe(
+      "ign/src/main.ts:7:only rg says so",
+    );
+    const argv = readFileSync(LOG, "utf8").trimEnd().split("\n");
+    expect(argv.slice(-4)).toEqual(["--regexp", "-x", "--", "ign"]);
+    expect(argv).not.toContain("--ignore-case");
+  },
+);
+
+test.skipIf(!unix)("when rg refuses (exit 2: a lookahead, say), the walker answers", async () => {
+  withRg(2);
+  expect((await call("grep", { pattern: "needle", path: "ign" })).text).toBe(WALKER_ANSWER);
+  expect(existsSync(LOG)).toBe(true);
+});
+
+test.skipIf(!unix)("without rg on PATH, the walker answers", async () => {
+  process.env.PATH = path.join(base, "empty-bin");
+  expect((await call("grep", { pattern: "needle", path: "ign" })).text).toBe(WALKER_ANSWER);
+});
+
+test.skipIf(!unix)("one file is searched by the walker, never by rg", async () => {
+  withRg();
+  expect((await call("grep", { pattern: "needle", path: "ign/generated.ts" })).text).toBe(
+    "ign/generated.ts:1:needle",
+  );
+  expect(existsSync(LOG)).toBe(false);
 });

@@ -244,6 +244,7 @@ test("sends the tools as input_schema and turns tool_use blocks into tool calls"
     "echo",
     "system_date",
     "read_file",
+    "hex_preview",
     "list_files",
     "glob",
     "grep",

@@ -26,8 +26,9 @@ const PNG = new Uint8Array([
 ]);
 
 // (a+)+$ backtracks for ever on 40 a's and a `!`: a.txt matches at once, b.txt once before its
-// second line never ends, c.txt comes after it.
-const RUNAWAY = oneCall("grep", { pattern: "^(a+)+$", path: "slow" });
+// second line never ends, c.txt comes after it. The lookahead makes it a pattern ripgrep refuses,
+// so a project that asks rg (challenge 4) still runs it in JavaScript.
+const RUNAWAY = oneCall("grep", { pattern: "^(?=a)(a+)+$", path: "slow" });
 const SLOW_FILES = {
   "work/slow/a.txt": "aaa\n",
   "work/slow/b.txt": `aa\n${"a".repeat(40)}!\n`,
