@@ -301,6 +301,7 @@ describe("the navigation", () => {
       "Day 2, challenges",
       "Day 3, v1",
       "Day 3, v2",
+      "Day 3, challenges",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });
