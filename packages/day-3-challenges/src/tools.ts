@@ -471,7 +471,12 @@ async function ripgrep(
       data: { path: RgText; lines: RgText; line_number: number };
     };
     const text = rgText(data.lines).replace(/\r?\n$/, "");
-    found.push({ path: rgText(data.path).replace(/^\.\//, ""), line: data.line_number, text });
+    // `./a.ts` or, on Windows, `.\b\c.ts`: the walker's `a.ts` and `b/c.ts`.
+    const file = rgText(data.path)
+      .replace(/^\.[\\/]/, "")
+      .split(path.sep)
+      .join("/");
+    found.push({ path: file, line: data.line_number, text });
   }
   return found;
 }
