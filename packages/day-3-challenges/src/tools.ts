@@ -348,7 +348,12 @@ class GrepWorker {
       workerData: { port: port2, pattern: regex.source, flags: regex.flags },
       transferList: [port2],
     });
-    this.#ready = new Promise((resolve) => port1.once("message", () => resolve()));
+    // A worker that fails to start is a bug: the search fails with it rather than waiting for ever.
+    this.#ready = new Promise((resolve, reject) => {
+      port1.once("message", () => resolve());
+      this.#worker.once("error", reject);
+    });
+    this.#ready.catch(() => {});
   }
 
   async search(
