@@ -17,6 +17,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-3-v2": ["grep-basic"],
   "day-3-v3": ["fetch-html", "fetch-redirect-refused"],
   "day-3-v4": ["search-tavily"],
+  "day-3-challenges": ["hex-preview", "grep-runaway"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",

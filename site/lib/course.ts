@@ -34,6 +34,7 @@ export const COURSE: CourseGroup[] = [
     entries: [
       { page: "day-1.md#challenges", text: "Day 1 challenges" },
       { page: "day-2.md#challenges", text: "Day 2 challenges" },
+      { page: "day-3.md#challenges", text: "Day 3 challenges" },
     ],
   },
   {

@@ -302,6 +302,7 @@ describe("the navigation", () => {
       "Day 3, v1",
       "Day 3, v2",
       "Day 3, v4",
+      "Day 3, challenges",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });

@@ -41,12 +41,12 @@ interface SearchScenario {
   judgements: Scenario["judgements"];
 }
 
-function searchScenario(spec: SearchScenario): Scenario {
+export function searchScenario(spec: SearchScenario): Scenario {
   return fileScenario({ ...spec, files: { ...SEARCH_FILES, ...spec.files } });
 }
 
 // The lines of the result the model got, markers and `./` aside, so `./a.ts` is `a.ts`.
-function resultLines(o: Parameters<typeof theResult>[0]): string[] {
+export function resultLines(o: Parameters<typeof theResult>[0]): string[] {
   return (theResult(o)?.text ?? "")
     .split("\n")
     .map((line) => line.trim().replace(/^\.\//, ""))

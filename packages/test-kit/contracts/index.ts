@@ -6,6 +6,7 @@ import { day2challenges } from "./day-2-challenges.ts";
 import { day2v1 } from "./day-2-v1.ts";
 import { day2v2 } from "./day-2-v2.ts";
 import { day2v3 } from "./day-2-v3.ts";
+import { day3challenges } from "./day-3-challenges.ts";
 import { day3v1 } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
 import { day3v3 } from "./day-3-v3.ts";
@@ -21,6 +22,7 @@ export const contracts: Contract[] = [
   day3v2,
   day3v3,
   day3v4,
+  day3challenges,
   appendixProviders,
 ];
 
