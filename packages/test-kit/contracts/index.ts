@@ -8,6 +8,7 @@ import { day2v2 } from "./day-2-v2.ts";
 import { day2v3 } from "./day-2-v3.ts";
 import { day3v1 } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
+import { day4v1 } from "./day-4-v1.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -17,6 +18,7 @@ export const contracts: Contract[] = [
   day2challenges,
   day3v1,
   day3v2,
+  day4v1,
   appendixProviders,
 ];
 
