@@ -16,6 +16,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-3-v1": ["read-escape-parent", "read-offset-limit", "list-files"],
   "day-3-v2": ["grep-basic"],
   "day-4-v1": ["write-after-read-yes"],
+  "day-4-v2": ["edit-yes"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",

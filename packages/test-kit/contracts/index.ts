@@ -9,6 +9,7 @@ import { day2v3 } from "./day-2-v3.ts";
 import { day3v1 } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
 import { day4v1 } from "./day-4-v1.ts";
+import { day4v2 } from "./day-4-v2.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -19,6 +20,7 @@ export const contracts: Contract[] = [
   day3v1,
   day3v2,
   day4v1,
+  day4v2,
   appendixProviders,
 ];
 
