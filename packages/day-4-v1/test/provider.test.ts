@@ -248,6 +248,7 @@ test("sends the tools as input_schema and turns tool_use blocks into tool calls"
     "glob",
     "grep",
     "project_tree",
+    "file_write",
   ]);
   expect(sent[2].input_schema.required).toEqual(["path"]);
   expect(sent.slice(0, 2)).toEqual([
