@@ -10,6 +10,7 @@ import { day3v1 } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
 import { day4v1 } from "./day-4-v1.ts";
 import { day4v2 } from "./day-4-v2.ts";
+import { day4v3 } from "./day-4-v3.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -21,6 +22,7 @@ export const contracts: Contract[] = [
   day3v2,
   day4v1,
   day4v2,
+  day4v3,
   appendixProviders,
 ];
 
