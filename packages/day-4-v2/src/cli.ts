@@ -144,7 +144,12 @@ class StdinLines implements LineSource {
 
   async next(): Promise<string | undefined> {
     if (this.#lines === undefined) {
-      this.#rl = createInterface({ input: process.stdin, terminal: process.stdin.isTTY === true });
+      // With an output, a terminal shows what is typed: readline takes over the echo.
+      this.#rl = createInterface({
+        input: process.stdin,
+        output: process.stdout,
+        terminal: process.stdin.isTTY === true,
+      });
       // A terminal's readline reads Ctrl-C as a key: hand it on as the signal it stands for.
       this.#rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
       // Node 20 loses piped lines that arrive before the iterator exists: take it at once.
