@@ -940,6 +940,45 @@ const DAY_4_EDITS: [string, string][] = [
   ],
 ];
 
+// Day 4's notes: this course's texts, is_error, the diff's place and the echoed answer, the hash
+// rule's edge cases (a touch is no conflict), CRLF files, backups' cap, .gitignore, untouchable
+// history and a failed backup that stops the write; then the stage before's, but its unknown-tool
+// text, which each stage with a new tool replaces with its own.
+const DAY_4_V1_NOTES = [
+  "write-diff-shown",
+  "write-answer-echoed",
+  "write-no-text",
+  "write-eof-text",
+  "write-no-prompt-on-refusal",
+  "write-changed-text",
+  "write-same-content",
+  "write-diff-plain-in-a-pipe",
+  "write-repl-answers-in-order",
+  "unknown-tool-text",
+  ...DAY_3_V2_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+const DAY_4_V2_NOTES = [
+  "edit-yes-text",
+  "edit-replace-all-text",
+  "edit-unread-text",
+  "edit-not-found-text",
+  "edit-ambiguous-text",
+  "edit-empty-and-same-text",
+  "edit-changed-text",
+  "edit-touch-no-conflict",
+  "edit-crlf",
+  "unknown-tool-text",
+  ...DAY_4_V1_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+// day-4-v3 adds no tool: day-4-v2's unknown-tool text stays.
+const DAY_4_V3_NOTES = [
+  "backup-gitignore",
+  "backup-prune-20",
+  "history-untouchable",
+  "backup-failed-blocks-write",
+  ...DAY_4_V2_NOTES,
+];
+
 const atDay4 = (stage: string): [string, string][] => [
   ...DAY_4_EDITS,
   ['STAGE = "day-4-v1"', `STAGE = "${stage}"`],
@@ -948,17 +987,32 @@ const atDay4 = (stage: string): [string, string][] => [
 describe.skipIf(!HAS_PYTHON)(
   "a Python Day 4 written from the origin course (needs python3)",
   () => {
-    test.each(["day-4-v1", "day-4-v2", "day-4-v3"])(
-      "passes every core scenario of %s",
-      async (stage) => {
+    test.each([
+      ["day-4-v1", DAY_4_V1_NOTES],
+      ["day-4-v2", DAY_4_V2_NOTES],
+      ["day-4-v3", DAY_4_V3_NOTES],
+    ] as const)(
+      "passes every core scenario of %s; each miss is a conformance note",
+      async (stage, notes) => {
         const command = write(stage.replaceAll("-", "_"), AGENT_CODE, atDay4(stage));
         const run = await check([stage, "--cmd", command]);
         expect(run.stdout).not.toMatch(/^FAIL/m);
         expect(run.exitCode).toBe(0);
+        expect(noteIds(run.stdoutLines)).toEqual(notes);
         expect(run.stdoutLines.at(-1)).toBe(`highest stage passed: ${stage}`);
       },
       // Day 4's contracts are Day 3's and twenty to forty scenarios more each.
       3 * WHOLE_CONTRACT_MS,
     );
+
+    test("without the read check, an existing file never read is overwritten: the scenario fails", async () => {
+      const command = write("day_4_v1_no_read_check", AGENT_CODE, [
+        ...atDay4("day-4-v1"),
+        ["def check_read(target):\n", "def check_read(target):\n    return None\n"],
+      ]);
+      const run = await check(["day-4-v1", "--cmd", command, "--only", "write-unread-existing"]);
+      expect(run.exitCode).toBe(1);
+      expect(failIds(run.stdoutLines)).toEqual(["write-unread-existing"]);
+    }, 30_000);
   },
 );
