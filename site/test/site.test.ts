@@ -301,6 +301,9 @@ describe("the navigation", () => {
       "Day 2, challenges",
       "Day 3, v1",
       "Day 3, v2",
+      "Day 4, v1",
+      "Day 4, v2",
+      "Day 4, v3",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });
