@@ -18,6 +18,8 @@ export const REPLAYS: Record<string, string[]> = {
   "day-3-v3": ["fetch-html", "fetch-redirect-refused"],
   "day-3-v4": ["search-tavily"],
   "day-3-challenges": ["hex-preview", "grep-runaway"],
+  "day-4-v1": ["write-after-read-yes"],
+  "day-4-v2": ["edit-yes"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",

@@ -1007,3 +1007,253 @@ describe.skipIf(!HAS_PYTHON)(
     }, 30_000);
   },
 );
+
+// Day 4 from the origin's safe edit: file_write and file_edit behind an interceptor that resolves
+// the path, checks a read happened (ReadFileState keeps mtime_ns, never a hash) and the mtime has
+// not grown, dry-runs an edit, and only then prints `Diff for <p>:` (difflib, a/ and b/ headers)
+// and asks `Apply this edit to <p>? [y/N]` on stdin (the REPL's stream; end of input is no).
+// `file_history.backup` copies the old bytes to .agent/history/<rel>/<UTC stamp> and swallows its
+// failures. Refusals are `error: …` with is_error false, as on Day 3.
+const DAY_4_TOOLS = String.raw`
+import difflib
+import shutil
+from datetime import timezone
+
+READ_STATE = {}
+_read_file_day_3 = read_file
+
+
+def read_file(path):
+    result = _read_file_day_3(path)
+    if not result.startswith("error:"):
+        target = resolve_in_cwd(path)
+        READ_STATE[str(target)] = (target.stat().st_mtime_ns, len(result))
+    return result
+
+
+TOOLS["read_file"] = (read_file,) + TOOLS["read_file"][1:]
+
+
+def render_diff(rel, old, new):
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        fromfile=f"a/{rel}", tofile=f"b/{rel}"))
+
+
+def confirm_edit(rel):
+    print(f"Apply this edit to {rel}? [y/N] ", end="", flush=True)
+    answer = sys.stdin.readline()
+    print()
+    return answer.strip().lower() in ("y", "yes")
+
+
+def backup(target, old_bytes):
+    try:
+        rel = target.relative_to(Path.cwd().resolve())
+        stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S.%f")[:-3] + "Z"
+        folder = Path.cwd() / ".agent" / "history" / rel
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / stamp).write_bytes(old_bytes)
+    except Exception:
+        pass
+
+
+def apply_single_replace(content, old, new, replace_all):
+    if old == "":
+        return None, "old_string must not be empty."
+    if old == new:
+        return None, "old_string and new_string are exactly the same."
+    count = content.count(old)
+    if count == 0:
+        return None, "string to replace not found in file."
+    if count > 1 and not replace_all:
+        return None, f"found {count} matches for old_string. Use replace_all=True to replace all."
+    return content.replace(old, new) if replace_all else content.replace(old, new, 1), None
+
+
+def check_read(target):
+    if str(target) not in READ_STATE:
+        return f"error: file has not been read yet. Read {target.name} first before editing."
+    if target.stat().st_mtime_ns > READ_STATE[str(target)][0]:
+        return f"error: file was modified after read. Read {target.name} again before editing."
+    return None
+
+
+def file_write(file_path, content):
+    target = resolve_in_cwd(file_path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if target.exists():
+        backup(target, target.read_bytes())
+    target.write_text(content, encoding="utf-8")
+    READ_STATE[str(target)] = (target.stat().st_mtime_ns, len(content))
+    return f"Wrote {len(content)} chars to {file_path}"
+
+
+def file_edit(file_path, old_string, new_string, replace_all=False):
+    target = resolve_in_cwd(file_path)
+    old_bytes = target.read_bytes()
+    updated, error = apply_single_replace(old_bytes.decode("utf-8"), old_string, new_string,
+                                          replace_all)
+    if error:
+        return f"error: {error}"
+    backup(target, old_bytes)
+    target.write_text(updated, encoding="utf-8")
+    READ_STATE[str(target)] = (target.stat().st_mtime_ns, len(updated))
+    return f"Edited {file_path}: replaced {len(old_string)} chars with {len(new_string)} chars"
+
+
+def guarded_write(name, args):
+    # The interceptor: every check before the diff; a failed one asks nothing.
+    try:
+        target = resolve_in_cwd(args["file_path"])
+    except ValueError as exc:
+        return f"error: {exc}", False
+    rel = str(target.relative_to(Path.cwd().resolve()))
+    old = target.read_text(encoding="utf-8") if target.exists() else ""
+    if name == "file_write":
+        new = args["content"]
+        if target.exists():
+            problem = check_read(target)
+            if problem:
+                return problem, False
+    else:
+        if not target.exists():
+            return f"error: file not found: {args['file_path']}", False
+        problem = check_read(target)
+        if problem:
+            return problem, False
+        new, error = apply_single_replace(old, args["old_string"], args["new_string"],
+                                          args.get("replace_all", False))
+        if error:
+            return f"error: {error}", False
+    print(f"\nDiff for {rel}:")
+    print(render_diff(rel, old, new), end="")
+    if not confirm_edit(rel):
+        return "error: edit rejected by user", True
+    return str(TOOLS[name][0](**args)), False
+
+
+if LEVEL >= 8:
+    TOOLS["file_write"] = (file_write, "Write a whole file; read it first if it exists.",
+                           {"type": "object",
+                            "properties": {"file_path": {"type": "string"},
+                                           "content": {"type": "string"}},
+                            "required": ["file_path", "content"]})
+if LEVEL >= 9:
+    TOOLS["file_edit"] = (file_edit, "Replace one exact, unique string in a file you read.",
+                          {"type": "object",
+                           "properties": {"file_path": {"type": "string"},
+                                          "old_string": {"type": "string"},
+                                          "new_string": {"type": "string"},
+                                          "replace_all": {"type": "boolean", "default": False}},
+                           "required": ["file_path", "old_string", "new_string"]})
+
+
+def run_tool(name, args):`;
+
+const DAY_4_EDITS: [string, string][] = [
+  ...DAY_3_V4_EDITS,
+  ['STAGE = "day-3-v4"', 'STAGE = "day-4-v1"'],
+  [
+    '"day-3-v3", "day-3-v4"].index(STAGE)',
+    '"day-3-v3", "day-3-v4", "day-4-v1", "day-4-v2", "day-4-v3"].index(STAGE)',
+  ],
+  ["\n\ndef run_tool(name, args):", DAY_4_TOOLS],
+  [
+    "    return str(function(**args)), False",
+    '    if name in ("file_write", "file_edit"):\n        return guarded_write(name, args)\n    return str(function(**args)), False',
+  ],
+];
+
+// Day 4's notes: this course's texts, is_error, the diff's place and the echoed answer, the hash
+// rule's edge cases (a touch is no conflict), CRLF files, backups' cap, .gitignore, untouchable
+// history and a failed backup that stops the write; then the stage before's, but its unknown-tool
+// text, which each stage with a new tool replaces with its own.
+const DAY_4_V1_NOTES = [
+  "write-diff-shown",
+  "write-answer-echoed",
+  "write-no-text",
+  "write-eof-text",
+  "write-no-prompt-on-refusal",
+  "write-changed-text",
+  "write-same-content",
+  "write-diff-plain-in-a-pipe",
+  "write-repl-answers-in-order",
+  "unknown-tool-text",
+  ...DAY_3_V4_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+const DAY_4_V2_NOTES = [
+  "edit-yes-text",
+  "edit-replace-all-text",
+  "edit-unread-text",
+  "edit-not-found-text",
+  "edit-ambiguous-text",
+  "edit-empty-and-same-text",
+  "edit-changed-text",
+  "edit-touch-no-conflict",
+  "edit-crlf",
+  "unknown-tool-text",
+  ...DAY_4_V1_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+// day-4-v3 adds no tool: day-4-v2's unknown-tool text stays.
+const DAY_4_V3_NOTES = [
+  "backup-gitignore",
+  "backup-prune-20",
+  "history-untouchable",
+  "backup-failed-blocks-write",
+  ...DAY_4_V2_NOTES,
+];
+
+const atDay4 = (stage: string): [string, string][] => [
+  ...DAY_4_EDITS,
+  ['STAGE = "day-4-v1"', `STAGE = "${stage}"`],
+];
+
+describe.skipIf(!HAS_PYTHON)(
+  "a Python Day 4 written from the origin course (needs python3)",
+  () => {
+    test.each([
+      ["day-4-v1", DAY_4_V1_NOTES],
+      ["day-4-v2", DAY_4_V2_NOTES],
+    ] as const)(
+      "passes every core scenario %s adds; each miss is a conformance note",
+      async (stage, notes) => {
+        const added = addedIds(stage);
+        const command = write(stage.replaceAll("-", "_"), AGENT_CODE, atDay4(stage));
+        const run = await check([
+          stage,
+          "--cmd",
+          command,
+          ...added.flatMap((id) => ["--only", id]),
+        ]);
+        expect(run.stdout).not.toMatch(/^FAIL/m);
+        expect(run.exitCode).toBe(0);
+        expect(noteIds(run.stdoutLines)).toEqual(notes.filter((id) => added.includes(id)));
+      },
+      WHOLE_CONTRACT_MS,
+    );
+
+    // The day's last stage: its whole contract, every earlier day's included.
+    test(
+      "passes every core scenario of day-4-v3; each miss is a conformance note",
+      async () => {
+        const command = write("day_4_v3", AGENT_CODE, atDay4("day-4-v3"));
+        const run = await check(["day-4-v3", "--cmd", command]);
+        expect(run.stdout).not.toMatch(/^FAIL/m);
+        expect(run.exitCode).toBe(0);
+        expect(noteIds(run.stdoutLines)).toEqual(DAY_4_V3_NOTES);
+        expect(run.stdoutLines.at(-1)).toBe("highest stage passed: day-4-v3");
+      },
+      4 * WHOLE_CONTRACT_MS,
+    );
+
+    test("without the read check, an existing file never read is overwritten: the scenario fails", async () => {
+      const command = write("day_4_v1_no_read_check", AGENT_CODE, [
+        ...atDay4("day-4-v1"),
+        ["def check_read(target):\n", "def check_read(target):\n    return None\n"],
+      ]);
+      const run = await check(["day-4-v1", "--cmd", command, "--only", "write-unread-existing"]);
+      expect(run.exitCode).toBe(1);
+      expect(failIds(run.stdoutLines)).toEqual(["write-unread-existing"]);
+    }, 30_000);
+  },
+);

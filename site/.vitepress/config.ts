@@ -82,6 +82,7 @@ export default defineConfig({
       { text: "Day 1", link: "/day-1" },
       { text: "Day 2", link: "/day-2" },
       { text: "Day 3", link: "/day-3" },
+      { text: "Day 4", link: "/day-4" },
       { text: "Protocol", link: "/protocol" },
       stagesMenu,
       { text: "Decisions", link: "/decisions/" },

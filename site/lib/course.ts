@@ -29,6 +29,7 @@ export const COURSE: CourseGroup[] = [
   { text: "Day 1", entries: [{ page: "day-1.md", steps: true }] },
   { text: "Day 2", entries: [{ page: "day-2.md", steps: true }] },
   { text: "Day 3", entries: [{ page: "day-3.md", steps: true }] },
+  { text: "Day 4", entries: [{ page: "day-4.md", steps: true }] },
   {
     text: "Challenges",
     entries: [

@@ -303,6 +303,9 @@ describe("the navigation", () => {
       "Day 3, v2",
       "Day 3, v4",
       "Day 3, challenges",
+      "Day 4, v1",
+      "Day 4, v2",
+      "Day 4, v3",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });

@@ -11,6 +11,9 @@ import { day3v1 } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
 import { day3v3 } from "./day-3-v3.ts";
 import { day3v4 } from "./day-3-v4.ts";
+import { day4v1 } from "./day-4-v1.ts";
+import { day4v2 } from "./day-4-v2.ts";
+import { day4v3 } from "./day-4-v3.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -23,6 +26,9 @@ export const contracts: Contract[] = [
   day3v3,
   day3v4,
   day3challenges,
+  day4v1,
+  day4v2,
+  day4v3,
   appendixProviders,
 ];
 

@@ -1,0 +1,619 @@
+// Tools the model may ask for, and the registry that runs them by name.
+import { readdir, readFile, stat } from "node:fs/promises";
+import picomatch from "picomatch";
+import type { Ui } from "./diff-ui.ts";
+import {
+  fsError,
+  type ReadState,
+  resolveInside,
+  SKIP_DIRS,
+  shown,
+  sniffText,
+  truncate,
+} from "./fs-safety.ts";
+import type { ToolCall, ToolResult } from "./model.ts";
+import { createSearchProvider, type SearchHit } from "./search.ts";
+import { type WalkEntry, walk } from "./walk.ts";
+import { webFetch } from "./web.ts";
+import { fileWrite } from "./writes.ts";
+
+// What a tool may know about the run that called it: the directory it works in (never
+// process.cwd()), what was read so far, a signal that says the run was stopped, and the person at
+// the terminal, who sees a change and answers before it is written.
+export interface ToolContext {
+  cwd: string;
+  readState: ReadState;
+  signal: AbortSignal;
+  ui: Ui;
+}
+
+export type ToolFunction = (
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+) => string | Promise<string>;
+
+// A tool's refusal (a path outside the working directory, a missing file): the model reads the
+// message as an is_error result and the run goes on. Any other throw is a bug in agent-code.
+export class ToolError extends Error {
+  override name = "ToolError";
+}
+
+// JSON Schema of a tool's arguments, sent to the model as the tool's input_schema. (A type alias,
+// not an interface, so it fits the SDK's open-ended InputSchema.)
+export type JsonSchema = {
+  type: "object";
+  properties?: Record<string, unknown>;
+  required?: string[];
+  additionalProperties?: boolean;
+};
+
+export interface Tool {
+  name: string;
+  description: string;
+  run: ToolFunction;
+  // Without one, the tool takes no arguments.
+  parameters?: JsonSchema;
+}
+
+export function echo(args: Record<string, unknown>): string {
+  return String(args.text ?? "");
+}
+
+// The model has no clock: this is how it learns the date. The zone is named as the platform names
+// it (UTC, GMT+8, CET).
+export function systemDate(): string {
+  const now = new Date();
+  const pad = (value: number) => String(value).padStart(2, "0");
+  const zone = new Intl.DateTimeFormat("en-US", { timeZoneName: "short" })
+    .formatToParts(now)
+    .find((part) => part.type === "timeZoneName")?.value;
+  const date = `${now.getFullYear()}-${pad(now.getMonth() + 1)}-${pad(now.getDate())}`;
+  const time = `${pad(now.getHours())}:${pad(now.getMinutes())}:${pad(now.getSeconds())}`;
+  return `${date} ${time} ${zone ?? "UTC"}`;
+}
+
+// read_file's limits: a window of lines within a character cap, so a huge file never reaches the
+// model whole; the marker says where to read on.
+const MAX_READ_BYTES = 10 * 1024 * 1024;
+const DEFAULT_LINES = 2000;
+const MAX_READ_CHARS = 8000;
+
+export async function readTextFile(
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<string> {
+  const input = String(args.path);
+  const offset = positive(args.offset, "offset") ?? 1;
+  const limit = positive(args.limit, "limit") ?? DEFAULT_LINES;
+  const file = resolveInside(ctx.cwd, input);
+  const name = shown(ctx.cwd, file);
+  const info = await stat(file).catch((error) => Promise.reject(fsError(error, name)));
+  if (!info.isFile()) throw new ToolError(`not a file: ${name}`);
+  if (info.size > MAX_READ_BYTES) {
+    throw new ToolError(`file too large: ${info.size} bytes (limit ${MAX_READ_BYTES}); use grep`);
+  }
+  const bytes = await readFile(file).catch((error) => Promise.reject(fsError(error, name)));
+  if (!sniffText(bytes)) throw new ToolError(`binary file: ${name}`);
+  ctx.readState.record(file, bytes);
+  // Invalid UTF-8 becomes U+FFFD; a BOM is dropped.
+  const lines = new TextDecoder().decode(bytes).split("\n");
+  if (lines.at(-1) === "") lines.pop();
+  if (lines.length === 0) return "(empty file)";
+  if (offset > lines.length) {
+    throw new ToolError(`offset ${offset} is past the end of ${name} (${lines.length} lines)`);
+  }
+  return lineWindow(lines, offset, limit);
+}
+
+// Lines offset..offset+limit-1, fewer when the character cap is reached first, and a marker
+// whenever the window is not the whole file.
+function lineWindow(lines: string[], offset: number, limit: number): string {
+  const shownLines: string[] = [];
+  let chars = 0;
+  let cutLine = false;
+  for (let index = offset - 1; index < lines.length && shownLines.length < limit; index++) {
+    const line = lines[index] ?? "";
+    const cost = line.length + (shownLines.length > 0 ? 1 : 0);
+    if (chars + cost > MAX_READ_CHARS) {
+      // One line longer than the cap on its own: show its start rather than nothing.
+      if (shownLines.length === 0) {
+        shownLines.push(truncate(line, MAX_READ_CHARS));
+        cutLine = true;
+      }
+      break;
+    }
+    shownLines.push(line);
+    chars += cost;
+  }
+  const last = offset + shownLines.length - 1;
+  if (!cutLine && offset === 1 && last === lines.length) return shownLines.join("\n");
+  const cut = cutLine ? `, line ${last} cut at ${MAX_READ_CHARS} chars` : "";
+  const more = last < lines.length ? `; read on with offset ${last + 1}` : "";
+  return `${shownLines.join("\n")}\n[showing lines ${offset}-${last} of ${lines.length}${cut}${more}]`;
+}
+
+// An optional whole number of at least 1: the schema says integer, this says the rest.
+function positive(value: unknown, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isInteger(value) || (value as number) < 1) {
+    throw new ToolError(`${name} must be an integer of at least 1, got ${JSON.stringify(value)}`);
+  }
+  return value as number;
+}
+
+const MAX_LIST_ENTRIES = 500;
+
+// One level of a folder: folders first, then files, each group in byte order; `/` after a folder,
+// `@` after a symlink. Skipped folders are not listed but named at the end, so the model knows.
+export async function listFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
+  const dir = resolveInside(ctx.cwd, args.path === undefined ? "." : String(args.path));
+  const name = shown(ctx.cwd, dir);
+  const info = await stat(dir).catch((error) => Promise.reject(fsError(error, name)));
+  if (!info.isDirectory()) throw new ToolError(`not a directory: ${name}`);
+  const entries = await readdir(dir, { withFileTypes: true }).catch((error) =>
+    Promise.reject(fsError(error, name)),
+  );
+  const skipped: string[] = [];
+  const dirs: string[] = [];
+  const files: string[] = [];
+  for (const entry of entries) {
+    if (entry.isDirectory() && SKIP_DIRS.has(entry.name)) skipped.push(`${entry.name}/`);
+    else if (entry.isDirectory()) dirs.push(`${entry.name}/`);
+    else if (entry.isSymbolicLink()) files.push(`${entry.name}@`);
+    else files.push(entry.name);
+  }
+  const listed = [...dirs.sort(byteOrder), ...files.sort(byteOrder)];
+  const lines = listed.slice(0, MAX_LIST_ENTRIES);
+  if (listed.length > MAX_LIST_ENTRIES) lines.push(`[${listed.length - MAX_LIST_ENTRIES} more]`);
+  if (skipped.length > 0) lines.push(`(skipped: ${skipped.sort(byteOrder).join(", ")})`);
+  return lines.length === 0 ? "(empty)" : lines.join("\n");
+}
+
+// The same order on every OS and locale: by the names' UTF-8 bytes.
+export function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}
+
+// Where a search starts: a folder inside the working directory ("." by default), through the same
+// boundary as every other path. Returns the root's and the start's real paths and the start's name.
+async function searchStart(
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<{ root: string; start: string; name: string; isFile: boolean }> {
+  const start = resolveInside(ctx.cwd, args.path === undefined ? "." : String(args.path));
+  const root = resolveInside(ctx.cwd, ".");
+  const name = shown(ctx.cwd, start);
+  const info = await stat(start).catch((error) => Promise.reject(fsError(error, name)));
+  return { root, start, name, isFile: info.isFile() };
+}
+
+const MAX_GLOB_MATCHES = 200;
+
+// A glob as the model means it: dot files match, and a pattern without a slash matches a name at
+// any depth. picomatch's basename option is given only then: with it, `src/a*.ts` matches nothing.
+function globMatcher(pattern: string): (rel: string) => boolean {
+  return picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
+}
+
+// Files whose path below `path` matches the pattern. A pattern without a slash matches a file's
+// name at any depth, as `*.ts`; dot files match too. Listed in byte order, relative to the
+// working directory, so read_file takes them as they are.
+export async function globFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
+  const { root, start, name, isFile } = await searchStart(args, ctx);
+  if (isFile) throw new ToolError(`not a directory: ${name}`);
+  const matches = globMatcher(String(args.pattern));
+  const found = (await walk(root, start))
+    .filter((entry) => entry.kind !== "dir" && entry.kind !== "skipped" && matches(entry.rel))
+    .map((entry) => entry.path)
+    .sort(byteOrder);
+  if (found.length === 0) return "(no matches)";
+  if (found.length <= MAX_GLOB_MATCHES) return found.join("\n");
+  const cut = `[${MAX_GLOB_MATCHES} of ${found.length} matches; narrow the pattern]`;
+  return `${found.slice(0, MAX_GLOB_MATCHES).join("\n")}\n${cut}`;
+}
+
+// grep's limits: files it reads, lines it returns, characters of one line and of them all.
+const MAX_GREP_FILE_BYTES = 1024 * 1024;
+const MAX_GREP_LINES = 200;
+const MAX_GREP_CHARS = 8000;
+const MAX_GREP_LINE_CHARS = 500;
+
+// The file a search may read: a real file inside the working directory (a symlink only when it
+// leads to one), text, at most 1 MiB. Undefined for anything else: grep skips it in silence.
+async function searchableText(entry: WalkEntry, ctx: ToolContext): Promise<string | undefined> {
+  let file = entry.absolute;
+  if (entry.kind === "link") {
+    try {
+      file = resolveInside(ctx.cwd, entry.absolute);
+    } catch {
+      return undefined;
+    }
+  }
+  const info = await stat(file).catch(() => undefined);
+  if (info === undefined || !info.isFile() || info.size > MAX_GREP_FILE_BYTES) return undefined;
+  const bytes = await readFile(file).catch(() => undefined);
+  if (bytes === undefined || !sniffText(bytes)) return undefined;
+  return new TextDecoder().decode(bytes);
+}
+
+// Lines that match a JavaScript regular expression, as `src/a.ts:12:text`, in the walk's order.
+// The flags are `i` or none, never `g`: a global RegExp's test() remembers where it stopped.
+export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(String(args.pattern), args.ignore_case === true ? "i" : "");
+  } catch (error) {
+    throw new ToolError(`invalid regex: ${(error as Error).message}`);
+  }
+  const only = args.glob === undefined ? undefined : globMatcher(String(args.glob));
+  const { root, start, name, isFile } = await searchStart(args, ctx);
+  const entries: WalkEntry[] = isFile
+    ? [{ path: name, rel: name.split("/").at(-1) ?? name, absolute: start, kind: "file", depth: 0 }]
+    : await walk(root, start);
+  const lines: string[] = [];
+  let chars = 0;
+  let total = 0;
+  for (const entry of entries) {
+    if (entry.kind !== "file" && entry.kind !== "link") continue;
+    if (only !== undefined && !only(entry.rel)) continue;
+    if (ctx.signal.aborted) break;
+    const text = await searchableText(entry, ctx);
+    if (text === undefined) continue;
+    const fileLines = text.split("\n");
+    for (let index = 0; index < fileLines.length; index++) {
+      const line = (fileLines[index] ?? "").replace(/\r$/, "");
+      if (!regex.test(line)) continue;
+      total++;
+      const cut =
+        line.length > MAX_GREP_LINE_CHARS ? `${truncate(line, MAX_GREP_LINE_CHARS)}…` : line;
+      const shownLine = `${entry.path}:${index + 1}:${cut}`;
+      const cost = shownLine.length + (lines.length > 0 ? 1 : 0);
+      if (
+        lines.length < MAX_GREP_LINES &&
+        chars + cost <= MAX_GREP_CHARS &&
+        lines.length === total - 1
+      ) {
+        lines.push(shownLine);
+        chars += cost;
+      }
+    }
+  }
+  if (total === 0) return "(no matches)";
+  if (lines.length === total) return lines.join("\n");
+  return `${lines.join("\n")}\n[${lines.length} of ${total} matching lines shown; narrow the pattern, path or glob]`;
+}
+
+const MAX_TREE_ENTRIES = 200;
+
+// The folders and files below `path`, max_depth levels deep (3 by default, 1 to 10): two spaces a
+// level, folders first with `/`, each group in byte order; skipped folders shown, not opened.
+export async function projectTree(
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<string> {
+  const depth = args.max_depth === undefined ? 3 : args.max_depth;
+  if (!Number.isInteger(depth) || (depth as number) < 1 || (depth as number) > 10) {
+    throw new ToolError(`max_depth must be an integer from 1 to 10, got ${JSON.stringify(depth)}`);
+  }
+  const { root, start, name, isFile } = await searchStart(args, ctx);
+  if (isFile) throw new ToolError(`not a directory: ${name}`);
+  const children = new Map<string, WalkEntry[]>();
+  for (const entry of await walk(root, start, { maxDepth: depth as number })) {
+    const parent = entry.rel.includes("/") ? entry.rel.slice(0, entry.rel.lastIndexOf("/")) : "";
+    children.set(parent, [...(children.get(parent) ?? []), entry]);
+  }
+  const lines: string[] = [];
+  const render = (parent: string, indent: string): void => {
+    const entries = children.get(parent) ?? [];
+    const isFolder = (entry: WalkEntry) => entry.kind === "dir" || entry.kind === "skipped";
+    const ordered = [...entries.filter(isFolder), ...entries.filter((entry) => !isFolder(entry))];
+    for (const entry of ordered) {
+      const base = entry.rel.slice(entry.rel.lastIndexOf("/") + 1);
+      if (entry.kind === "skipped") lines.push(`${indent}${base}/ (skipped)`);
+      else if (entry.kind === "dir") lines.push(`${indent}${base}/`);
+      else if (entry.kind === "link") lines.push(`${indent}${base}@`);
+      else lines.push(`${indent}${base}`);
+      if (entry.kind === "dir") render(entry.rel, `${indent}  `);
+    }
+  };
+  render("", "");
+  if (lines.length === 0) return "(empty)";
+  if (lines.length <= MAX_TREE_ENTRIES) return lines.join("\n");
+  const cut = `[tree cut at ${MAX_TREE_ENTRIES} entries; lower max_depth or give a path]`;
+  return `${lines.slice(0, MAX_TREE_ENTRIES).join("\n")}\n${cut}`;
+}
+
+// web_search's limits: how many hits the model may ask for, and how much of each snippet it sees.
+const DEFAULT_RESULTS = 5;
+const MAX_RESULTS = 10;
+const MAX_SNIPPET_CHARS = 300;
+
+// The web, searched through whichever provider the environment sets up (search.ts). Hits as
+// `1. Title`, the URL and the snippet, each on its own line; max_results is held to 1..10.
+export async function webSearch(
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  env: Record<string, string | undefined> = process.env,
+): Promise<string> {
+  const query = String(args.query).trim();
+  if (query === "") throw new ToolError("query must not be empty");
+  const asked = args.max_results === undefined ? DEFAULT_RESULTS : args.max_results;
+  if (!Number.isInteger(asked)) {
+    throw new ToolError(`max_results must be an integer, got ${JSON.stringify(asked)}`);
+  }
+  const count = Math.min(MAX_RESULTS, Math.max(1, asked as number));
+  const provider = createSearchProvider(env);
+  if (provider === undefined) {
+    throw new ToolError("web_search needs a search provider: set TAVILY_API_KEY or BRAVE_API_KEY");
+  }
+  const hits = (await provider.search(query, count, ctx.signal)).slice(0, count);
+  if (hits.length === 0) return "(no results)";
+  return hits.map((hit, index) => hitLines(hit, index + 1)).join("\n");
+}
+
+function hitLines(hit: SearchHit, n: number): string {
+  const oneLine = (text: string) => text.replace(/\s+/g, " ").trim();
+  const lines = [`${n}. ${oneLine(hit.title) || "(no title)"}`, `   ${hit.url}`];
+  const snippet = oneLine(hit.snippet);
+  if (snippet.length > MAX_SNIPPET_CHARS) {
+    lines.push(`   ${truncate(snippet, MAX_SNIPPET_CHARS - 1)}…`);
+  } else if (snippet !== "") {
+    lines.push(`   ${snippet}`);
+  }
+  return lines.join("\n");
+}
+
+export class ToolRegistry {
+  #tools = new Map<string, Tool>();
+
+  register(tool: Tool): void {
+    this.#tools.set(tool.name, tool);
+  }
+
+  list(): Tool[] {
+    return [...this.#tools.values()];
+  }
+
+  async run(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
+    const tool = this.#tools.get(call.name);
+    if (!tool) {
+      // The model named a tool we do not have: tell it which ones exist instead of failing.
+      const available = [...this.#tools.keys()].join(", ");
+      return {
+        toolCallId: call.id,
+        content: `unknown tool: ${call.name} (available: ${available})`,
+        isError: true,
+      };
+    }
+    // Input that is not a JSON object is the model's mistake too: it reads why and retries.
+    if (!isObject(call.arguments)) {
+      return {
+        toolCallId: call.id,
+        content: `bad arguments for ${call.name}: input must be an object`,
+        isError: true,
+      };
+    }
+    // So are arguments that break the schema.
+    const problem = argumentProblem(call.arguments, tool.parameters);
+    if (problem !== undefined) {
+      return {
+        toolCallId: call.id,
+        content: `bad arguments for ${call.name}: ${problem}`,
+        isError: true,
+      };
+    }
+    // A refusal goes back to the model; any other throw is a bug in agent-code and fails the run.
+    try {
+      return { toolCallId: call.id, content: await tool.run(call.arguments, ctx), isError: false };
+    } catch (error) {
+      if (!(error instanceof ToolError)) throw error;
+      return { toolCallId: call.id, content: error.message, isError: true };
+    }
+  }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+// Checks what a flat tool schema says: required properties, JSON types, and no unknown
+// properties when additionalProperties is false. The first problem found, or undefined.
+function argumentProblem(
+  args: Record<string, unknown>,
+  schema: JsonSchema | undefined,
+): string | undefined {
+  if (schema === undefined) return undefined;
+  for (const name of schema.required ?? []) {
+    if (!(name in args)) return `missing required property "${name}"`;
+  }
+  for (const [name, value] of Object.entries(args)) {
+    const property = schema.properties?.[name] as { type?: unknown } | undefined;
+    if (property === undefined) {
+      if (schema.additionalProperties === false) return `unexpected property "${name}"`;
+      continue;
+    }
+    if (typeof property.type === "string" && jsonType(value) !== property.type) {
+      if (property.type === "number" && jsonType(value) === "integer") continue;
+      return `property "${name}" should be ${property.type}, got ${jsonType(value)}`;
+    }
+  }
+  return undefined;
+}
+
+function jsonType(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  if (Number.isInteger(value)) return "integer";
+  return typeof value;
+}
+
+export function defaultTools(): ToolRegistry {
+  const tools = new ToolRegistry();
+  tools.register({
+    name: "echo",
+    description: "Repeat the given text back.",
+    run: echo,
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string", description: "The text to repeat." } },
+      required: ["text"],
+      additionalProperties: false,
+    },
+  });
+  tools.register({
+    name: "system_date",
+    description: "Return the current local date, time and time zone of this machine.",
+    run: systemDate,
+  });
+  tools.register({
+    name: "read_file",
+    description:
+      "Read a text file inside the working directory. Shows up to 2000 lines within 8000 characters; a marker at the end says how to read on with offset.",
+    run: readTextFile,
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "The file, relative to the working directory." },
+        offset: { type: "integer", minimum: 1, description: "The first line to show (from 1)." },
+        limit: { type: "integer", minimum: 1, description: "How many lines to show at most." },
+      },
+      required: ["path"],
+      additionalProperties: false,
+    },
+  });
+  tools.register({
+    name: "list_files",
+    description:
+      "List one folder inside the working directory: folders first (ending in /), then files. Tool and cache folders such as .git and node_modules are skipped and named at the end.",
+    run: listFiles,
+    parameters: {
+      type: "object",
+      properties: {
+        path: {
+          type: "string",
+          description: 'The folder, relative to the working directory (default ".").',
+        },
+      },
+      additionalProperties: false,
+    },
+  });
+  tools.register({
+    name: "glob",
+    description:
+      "Find files inside the working directory whose path matches a glob pattern (** matches any number of folders); a pattern without a slash, such as *.ts, matches file names at any depth. Ignored (.gitignore) and tool folders are left out. At most 200 paths.",
+    run: globFiles,
+    parameters: {
+      type: "object",
+      properties: {
+        pattern: { type: "string", description: "The glob pattern, such as *.ts." },
+        path: {
+          type: "string",
+          description: 'The folder to search, relative to the working directory (default ".").',
+        },
+      },
+      required: ["pattern"],
+      additionalProperties: false,
+    },
+  });
+  tools.register({
+    name: "grep",
+    description:
+      "Search text files inside the working directory for lines matching a JavaScript regular expression (not PCRE or POSIX). Answers path:line:text. Binaries, files over 1 MiB, ignored (.gitignore) and tool folders are skipped. At most 200 lines.",
+    run: grepFiles,
+    parameters: {
+      type: "object",
+      properties: {
+        pattern: { type: "string", description: "A JavaScript regular expression." },
+        path: {
+          type: "string",
+          description:
+            'The folder or file to search, relative to the working directory (default ".").',
+        },
+        glob: {
+          type: "string",
+          description: "Search only files matching this glob, such as *.ts.",
+        },
+        ignore_case: { type: "boolean", description: "Match without regard to case." },
+      },
+      required: ["pattern"],
+      additionalProperties: false,
+    },
+  });
+  tools.register({
+    name: "project_tree",
+    description:
+      "Show the folders and files inside the working directory as a tree, folders first. Ignored (.gitignore) folders are left out; tool folders such as node_modules are shown as (skipped). At most 200 entries.",
+    run: projectTree,
+    parameters: {
+      type: "object",
+      properties: {
+        max_depth: {
+          type: "integer",
+          minimum: 1,
+          maximum: 10,
+          description: "How many levels to show (1 to 10, default 3).",
+        },
+        path: {
+          type: "string",
+          description: 'The folder to show, relative to the working directory (default ".").',
+        },
+      },
+      additionalProperties: false,
+    },
+  });
+  tools.register({
+    name: "web_fetch",
+    description:
+      "Fetch a public web page by its http or https URL: HTML comes back as Markdown with absolute links, text and JSON as they are; other types are refused. Addresses on this machine or a private network are refused. At most 20000 characters.",
+    run: webFetch,
+    parameters: {
+      type: "object",
+      properties: {
+        url: { type: "string", description: "The full URL, starting with http:// or https://." },
+      },
+      required: ["url"],
+      additionalProperties: false,
+    },
+  });
+  // Always offered, so the tool list is the same with or without a key: without one, the
+  // result says which variable to set.
+  tools.register({
+    name: "web_search",
+    description:
+      "Search the web. Answers up to max_results hits (default 5, at most 10), each as a numbered title, its URL and a short snippet. Read a page with web_fetch before relying on a snippet.",
+    run: webSearch,
+    parameters: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "What to search for." },
+        max_results: {
+          type: "integer",
+          minimum: 1,
+          maximum: 10,
+          description: "How many hits to return (1 to 10, default 5).",
+        },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
+  });
+  tools.register({
+    name: "file_write",
+    description:
+      "Create a file inside the working directory, or replace all of an existing one, with the given content. An existing file must have been read with read_file first and be unchanged since. The user sees the change as a diff and must approve it; a rejection is not an error to retry.",
+    run: fileWrite,
+    parameters: {
+      type: "object",
+      properties: {
+        file_path: {
+          type: "string",
+          description: "The file, relative to the working directory.",
+        },
+        content: { type: "string", description: "The whole new content of the file." },
+      },
+      required: ["file_path", "content"],
+      additionalProperties: false,
+    },
+  });
+  return tools;
+}

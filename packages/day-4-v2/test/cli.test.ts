@@ -1,0 +1,37 @@
+// The CLI as a user runs it: this stage's contract against its bundle, scenario by scenario, and
+// the first core scenario once more through tsx, the path a learner's `pnpm start` takes. A
+// scenario whose inputs match another's (a conformance twin) is judged on that one's run.
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import { findContract, runScenario, type SharedRuns } from "@agent-code/test-kit";
+import { describe, expect, test } from "vitest";
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const contract = findContract(basename(packageDir));
+if (contract === undefined) throw new Error(`no contract for ${packageDir}`);
+const sharedRuns: SharedRuns = new Map();
+
+describe.concurrent(`${contract.stage} contract against the bundle`, () => {
+  test.each(contract.scenarios.map((scenario) => [scenario.id, scenario] as const))(
+    "%s",
+    async (_id, scenario) => {
+      const result = await runScenario(scenario, {
+        command: ["node", "dist/agent-code.mjs"],
+        cwd: packageDir,
+        sharedRuns,
+      });
+      expect(result.failures).toEqual([]);
+    },
+    30_000,
+  );
+});
+
+test("the learner's path, tsx on the sources, passes the first core scenario", async () => {
+  const scenario = contract.scenarios.find((candidate) => candidate.level === "core");
+  if (scenario === undefined) throw new Error("the contract has no core scenario");
+  const result = await runScenario(scenario, {
+    command: ["node", "--import", "tsx", "src/cli.ts"],
+    cwd: packageDir,
+  });
+  expect(result.failures).toEqual([]);
+}, 30_000);
