@@ -120,7 +120,13 @@ async function runOnce(prompt: string, session: Session): Promise<void> {
 // Each line is a fresh one-shot run: no history is kept between lines.
 async function repl(session: Session): Promise<number> {
   const interactive = process.stdin.isTTY === true;
-  const rl = createInterface({ input: process.stdin, terminal: interactive });
+  // On a terminal readline takes over the echo and shows what is typed on its output: without
+  // one, nothing a person types would appear.
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: interactive,
+  });
   // A terminal's readline reads Ctrl-C as a key: hand it on as the signal it stands for.
   rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
   // Node 20 loses piped lines that arrive before the iterator exists: take it before any await.
