@@ -301,6 +301,7 @@ describe("the navigation", () => {
       "Day 2, challenges",
       "Day 3, v1",
       "Day 3, v2",
+      "Day 3, v3",
       "Day 3, v4",
       "Day 3, challenges",
       "Day 4, v1",
