@@ -17,6 +17,7 @@ import { judge, noRequestCarries, observations, offeredTools } from "../src/judg
 import type { WebRoutes } from "../src/web-server.ts";
 import { fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
+import { namesEveryToolOffered } from "./shared.ts";
 
 const FETCH = "docs/day-3.md#v3-a-url-is-untrusted-input";
 const GUARD = "docs/day-3.md#check-the-address-you-connect-to";
@@ -413,15 +414,7 @@ export const day3v3: Contract = {
       level: "conformance",
       prompt: "Teleport to the moon",
       steps: oneCall("teleport", { to: "the moon" }),
-      judgements: [
-        judge(
-          FETCH,
-          "expected `observation: unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch)`",
-          (o) =>
-            observations(o)[0] ===
-            "unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch)",
-        ),
-      ],
+      judgements: [namesEveryToolOffered(FETCH, "web_fetch")],
     }),
     // Day 3 v2's scenarios, but the unknown-tool text, which names this stage's longer list.
     ...day3v2.scenarios.filter((scenario) => scenario.id !== "unknown-tool-text"),

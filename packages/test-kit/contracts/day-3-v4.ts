@@ -11,6 +11,7 @@ import { BRAVE_CANARY, type SearchHit, type WebSearch } from "../src/web-server.
 import { fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 // The stage this one is built on: its scenarios are kept, its unknown-tool text replaced.
 import { day3v3 as baseContract } from "./day-3-v3.ts";
+import { namesEveryToolOffered } from "./shared.ts";
 
 const SEARCH = "docs/day-3.md#v4-search-behind-an-interface";
 const INTERFACE = "docs/day-3.md#an-interface-before-a-service";
@@ -240,22 +241,10 @@ export const day3v4: Contract = {
     }),
     searchScenario({
       id: "unknown-tool-text",
-      title: "the unknown-tool text names every tool offered, web_search last",
+      title: "the unknown-tool text names every tool offered, web_search too",
       level: "conformance",
       steps: oneCall("teleport", { to: "the moon" }),
-      judgements: [
-        judge(
-          SEARCH,
-          "expected `observation: unknown tool: teleport (available: …, web_search)`, naming the tools the first request offered, in order",
-          (o) => {
-            const offered = offeredTools(o.requests[0]);
-            return (
-              offered.at(-1) === "web_search" &&
-              observations(o)[0] === `unknown tool: teleport (available: ${offered.join(", ")})`
-            );
-          },
-        ),
-      ],
+      judgements: [namesEveryToolOffered(SEARCH, "web_search")],
     }),
     // The base stage's scenarios, but the unknown-tool text, which names a shorter list.
     ...baseContract.scenarios.filter((scenario) => scenario.id !== "unknown-tool-text"),

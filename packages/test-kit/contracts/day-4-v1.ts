@@ -12,7 +12,6 @@ import {
   finalText,
   judge,
   linesInOrder,
-  observations,
   offeredTools,
   resultOf,
 } from "../src/judgements.ts";
@@ -21,7 +20,7 @@ import type { RecordedRequest, Step } from "../src/server.ts";
 import type { StepResult } from "../src/server-steps.ts";
 import { fileScenario } from "./day-3-v1.ts";
 import { day3v4 } from "./day-3-v4.ts";
-import { answerWithResults, lastResultTexts } from "./shared.ts";
+import { answerWithResults, lastResultTexts, namesEveryToolOffered } from "./shared.ts";
 
 const V1 = "docs/day-4.md#v1-show-ask-then-write";
 const INTENT = "docs/day-4.md#intent-is-not-what-lands-on-disk";
@@ -167,10 +166,6 @@ function answerWithMode(context: ScenarioContext, file: string): Step {
 }
 
 const POSIX: NodeJS.Platform[] = ["linux", "darwin", "freebsd", "openbsd"];
-
-// The tools this stage offers, in order, as the unknown-tool text names them.
-const TOOLS =
-  "echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write";
 
 export const day4v1: Contract = {
   stage: "day-4-v1",
@@ -491,13 +486,7 @@ export const day4v1: Contract = {
       level: "conformance",
       stdin: "",
       steps: turns(["teleport", { to: "the moon" }]),
-      judgements: [
-        judge(
-          V1,
-          `expected \`observation: unknown tool: teleport (available: ${TOOLS})\``,
-          (o) => observations(o)[0] === `unknown tool: teleport (available: ${TOOLS})`,
-        ),
-      ],
+      judgements: [namesEveryToolOffered(V1, "file_write")],
     }),
     // Day 3 v4's scenarios, but the unknown-tool text, which names this stage's longer list.
     ...day3v4.scenarios.filter((scenario) => scenario.id !== "unknown-tool-text"),

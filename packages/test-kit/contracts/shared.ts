@@ -1,5 +1,7 @@
-// Pieces several Day 2 contracts use: the date format and server steps that answer like a model.
-import { sentResults } from "../src/judgements.ts";
+// Pieces several contracts use: the date format, server steps that answer like a model, and the
+// unknown-tool text of a stage that adds a tool.
+import type { Judgement } from "../src/contract.ts";
+import { judge, observations, offeredTools, sentResults } from "../src/judgements.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
 import { sseEvent } from "../src/server-sse.ts";
 import type { StepResult } from "../src/server-steps.ts";
@@ -54,4 +56,21 @@ export function rawReply(content: unknown[], stopReason = "tool_use"): Step {
     const body = events.map((event) => sseEvent(event.type, event)).join("");
     return { raw: { headers: { "content-type": "text/event-stream" }, body } };
   };
+}
+
+// The unknown-tool text names every tool the first request offered, in the order offered, and the
+// stage's new tool is among them. The list is read from the request, not written here, so a
+// project may offer its tools in its own order and a later stage's longer list needs no edit.
+export function namesEveryToolOffered(section: string, added: string): Judgement {
+  return judge(
+    section,
+    `expected \`observation: unknown tool: teleport (available: …)\`, naming the tools the first request offered (${added} among them), in order`,
+    (o) => {
+      const offered = offeredTools(o.requests[0]);
+      return (
+        offered.includes(added) &&
+        observations(o)[0] === `unknown tool: teleport (available: ${offered.join(", ")})`
+      );
+    },
+  );
 }
