@@ -50,6 +50,10 @@ export function textOutput(write: Write, colour: boolean, verbose = false): Chec
   };
 }
 
+// The next stage's misses the first screen shows, each in two or three lines; the rest are counted.
+// With a line a stage, this keeps a check of the whole course under 40 lines.
+const MISSES_SHOWN = 4;
+
 // The highest stage first, a line per stage, why the stages before it miss, and the misses of the
 // stage to work on next (or of the first stage, when none passed).
 function firstScreen(report: CheckReport, colour: boolean): string[] {
@@ -75,7 +79,8 @@ function firstScreen(report: CheckReport, colour: boolean): string[] {
   if (next !== undefined) {
     lines.push("", `${next.stage}, the next stage, still misses:`);
     let read: string | null = null;
-    for (const scenario of next.scenarios.filter(({ verdict }) => verdict === "fail")) {
+    const misses = next.scenarios.filter(({ verdict }) => verdict === "fail");
+    for (const scenario of misses.slice(0, MISSES_SHOWN)) {
       // The judgement that leads, with the rest counted; a docs link when it changes.
       const [first, ...rest] = scenario.failures;
       const more = rest.length > 0 ? ` (and ${rest.length} more)` : "";
@@ -84,8 +89,9 @@ function firstScreen(report: CheckReport, colour: boolean): string[] {
       if (docs !== null && docs !== read) lines.push(paint(colour, "dim", `      read: ${docs}`));
       read = docs;
     }
+    const hidden = misses.length - MISSES_SHOWN;
     lines.push(
-      `every scenario, stderr and notes: pnpm check ${next.stage}; every stage: --all --verbose`,
+      `${hidden > 0 ? `and ${hidden} more; ` : ""}every scenario, stderr and notes: pnpm check ${next.stage}; every stage: --all --verbose`,
     );
   }
   return lines;
