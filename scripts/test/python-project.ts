@@ -10,8 +10,22 @@ import { afterAll } from "vitest";
 
 const SCRIPT = fileURLToPath(new URL("../check.ts", import.meta.url));
 
-export const HAS_PYTHON = spawnSync("python3", ["--version"]).status === 0;
+// The interpreter `python3` names, as an absolute path, asked for once. A version manager's shim
+// (pyenv's is a shell script) can take seconds to start each run, and these tests start Python
+// hundreds of times: through the shim, a Day 3 fixture's contract took minutes instead of seconds.
+export const PYTHON = pythonExecutable();
+export const HAS_PYTHON = PYTHON !== undefined;
 if (!HAS_PYTHON) console.warn("python3 is not installed: the Python project tests are skipped");
+
+function pythonExecutable(): string | undefined {
+  const asked = spawnSync("python3", ["-c", "import sys; print(sys.executable)"], {
+    encoding: "utf8",
+  });
+  if (asked.status !== 0) return undefined;
+  const path = asked.stdout.trim();
+  // A path with a space would be split by --cmd: keep the name, and the shim's cost, then.
+  return path === "" || /\s/.test(path) ? "python3" : path;
+}
 
 // A directory for one test file's programs, removed when the file's tests are done.
 // A whole contract is about sixty runs of Python, two at a time: minutes, not one spawn's 30 s.
@@ -31,7 +45,7 @@ export function pythonProjects(prefix: string) {
     }
     const file = join(dir, `${name}.py`);
     writeFileSync(file, text);
-    return `python3 ${file}`;
+    return `${PYTHON} ${file}`;
   }
 
   function check(args: string[]) {
