@@ -2,7 +2,7 @@
 // it writes matches each project's verdicts, and a project that cannot be checked stops nothing.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "@agent-code/test-kit";
 import { afterAll, describe, expect, test } from "vitest";
@@ -11,7 +11,7 @@ import type { ClassReport } from "../lib/check-class.ts";
 import type { CheckReport } from "../lib/check-run.ts";
 import { ROOT, UsageError } from "../lib/command.ts";
 import { writeClass } from "./class-fixtures.ts";
-import { HAS_PYTHON } from "./python-project.ts";
+import { HAS_PYTHON, PYTHON } from "./python-project.ts";
 
 const SCRIPT = fileURLToPath(new URL("../check-class.ts", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "check-class-"));
@@ -19,6 +19,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // Four projects, one stage each (day-2-v2, smaller than day-2-v3): minutes on a busy machine.
 const CLASS_MS = 600_000;
+// The Python project's `python3` is found first in its interpreter's own folder, not through a
+// version manager's shim that takes seconds a start (decision 0038).
+const PATH =
+  PYTHON !== undefined && isAbsolute(PYTHON)
+    ? `${dirname(PYTHON)}${delimiter}${process.env.PATH ?? ""}`
+    : process.env.PATH;
 
 describe.skipIf(!HAS_PYTHON)("a mixed class (needs python3)", () => {
   test(
@@ -31,7 +37,7 @@ describe.skipIf(!HAS_PYTHON)("a mixed class (needs python3)", () => {
       const run = await runCli(
         ["node", "--import", "tsx", SCRIPT],
         ["projects", "--stage", "day-2-v2", "--out", "grades"],
-        { env: { INIT_CWD: dir }, timeoutMs: CLASS_MS },
+        { env: { INIT_CWD: dir, PATH }, timeoutMs: CLASS_MS },
       );
       // dana was never installed: not checked, and said so; the others were all checked.
       expect(run.exitCode).toBe(1);
