@@ -6,10 +6,18 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
-import { benchReport, packageTimes, slowestFiles, stageCosts } from "../bench-test.ts";
+import {
+  benchCommand,
+  benchReport,
+  packageTimes,
+  slowestFiles,
+  stageCosts,
+} from "../bench-test.ts";
+import { ROOT } from "../lib/command.ts";
 import {
   burnerArgs,
   childCpuSeconds,
+  coldTestCommand,
   reportsSince,
   startBurners,
   summaryTasks,
@@ -191,3 +199,21 @@ test("burners stop when told, after their time limit, and when their parent is g
   const code = await new Promise((resolve) => orphan.on("close", resolve));
   expect(code).toBe(0);
 }, 30_000);
+
+// turbo refuses a flag given twice ("the argument '--continue' cannot be used multiple times"), and
+// pnpm appends these commands' flags to the test script's own: none may repeat one of the script's.
+test("bench:test and test:stress add no flag the test script already gives", () => {
+  const script: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts.test;
+  const given = script.split(" ").filter((word) => word.startsWith("--"));
+  const flag = (word: string) => word.split("=")[0];
+  for (const command of [
+    benchCommand(["@agent-code/day-1", "@agent-code/test-kit"]),
+    coldTestCommand(),
+  ]) {
+    expect(command.slice(0, 3)).toEqual(["pnpm", "run", "test"]);
+    const added = command.slice(3).filter((word) => !word.startsWith("--filter="));
+    expect(added.filter((word) => given.map(flag).includes(flag(word)))).toEqual([]);
+  }
+  expect(benchCommand([])).toContain("--summarize");
+  expect(given).toContain("--continue");
+});
