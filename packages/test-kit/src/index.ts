@@ -24,6 +24,14 @@ export {
   type ScenarioRun,
   type SharedRuns,
 } from "./contract.ts";
+export {
+  CONTRACT_CPU_FILE,
+  type ContractCpu,
+  type CpuSeconds,
+  childCpuSeconds,
+  contractCpuMeter,
+} from "./cpu.ts";
+export { contractRunsOnLeg, floorStages, isFullLeg, type TestLeg, testLeg } from "./legs.ts";
 export { ANTHROPIC_MODELS, DEEPSEEK_MODELS, type ModelEntry, type ModelInfo } from "./models.ts";
 export type {
   ChatStep,
