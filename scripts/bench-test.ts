@@ -1,14 +1,19 @@
-// `pnpm bench:test [--filter <package>]...`: what a cold `pnpm test` (turbo's cache off) costs. It
-// prints the wall time, the CPU time of every process the run started, the ten slowest test
-// files, each package's task times, and each stage's own cost: its bundle, type check and tests,
-// and the tests elsewhere named after it (scripts' and the site's), which a new stage adds too.
-// A benchmark to read, not a test: a shared machine only ever adds time. The run's output goes to
-// .test-results/bench-test.log.
-import { mkdirSync, openSync, readFileSync } from "node:fs";
+// `pnpm bench:test [--leg full|floor|both] [--filter <package>]... [--project N]`: what a cold run
+// of the suite (turbo's cache off) costs, and where every second of CPU goes. For each leg it
+// prints the wall time, the CPU time of every process the run started, the CPU of each turbo task
+// (each task's whole process tree, read from turbo's reaped children), each package's, the
+// slowest test files, the contract scenarios the leg ran against the sum of every stage's
+// contract, and each contract's CPU per scenario split between the CLI processes and the test
+// process (the runner and the fake servers). `--leg both` runs CI's two legs, floor then full, as
+// `.ci/run` does; `--project N` then prints the cold `.ci/run` that N stages of today's average
+// cost would take. A benchmark to read, not a test: a shared machine only ever adds time. The
+// runs' output goes to .test-results/bench-test-<leg>.log.
+import { existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { CONTRACT_CPU_FILE, type ContractCpu, contracts } from "@agent-code/test-kit";
 import { ROOT, runCommand, STAGES, UsageError } from "./lib/command.ts";
 import {
   coldTestCommand,
@@ -16,9 +21,14 @@ import {
   runTests,
   type TaskTime,
   type TestRun,
+  taskCpu,
   taskTimes,
   type VitestReport,
 } from "./lib/test-runs.ts";
+
+export type Leg = "full" | "floor";
+// The pnpm script each leg runs (package.json; docs/decisions/0049-two-legs.md).
+export const LEG_SCRIPTS: Record<Leg, string> = { full: "test", floor: "test:floor" };
 
 export interface FileTime {
   file: string;
@@ -48,6 +58,8 @@ export interface StageCost {
   test: number;
   // Seconds of tests in other packages whose name holds the stage's (`day-2-v3: ...`).
   elsewhere: number;
+  // CPU seconds of the stage's own tasks (build, typecheck, test), when they were measured.
+  cpu?: number;
 }
 
 // A stage's own tasks, and the tests outside its package that name it; stages the run left out
@@ -56,6 +68,7 @@ export function stageCosts(
   stages: string[],
   tasks: TaskTime[],
   reports: { dir: string; report: VitestReport }[],
+  cpuByTask?: Map<string, number>,
 ): StageCost[] {
   const seconds = (stage: string, task: string) =>
     tasks.find((entry) => entry.taskId === `@agent-code/${stage}#${task}`)?.seconds ?? 0;
@@ -67,20 +80,30 @@ export function stageCosts(
       .flatMap((file) => file.assertionResults)
       .filter((test) => named.test(test.fullName))
       .reduce((total, test) => total + (test.duration ?? 0) / 1000, 0);
-    const cost = {
+    const cost: StageCost = {
       stage,
       build: seconds(stage, "build"),
       typecheck: seconds(stage, "typecheck"),
       test: seconds(stage, "test"),
       elsewhere,
     };
+    if (cpuByTask !== undefined) {
+      cost.cpu = ["build", "typecheck", "test"].reduce(
+        (sum, task) => sum + (cpuByTask.get(`@agent-code/${stage}#${task}`) ?? 0),
+        0,
+      );
+    }
     // A stage the run left out (--filter) has no figures to show.
     return cost.build + cost.typecheck + cost.test + cost.elsewhere > 0 ? [cost] : [];
   });
 }
 
-// Each package's tasks, the longest first: `test 93.1 s, typecheck 8.0 s`.
-export function packageTimes(tasks: TaskTime[]): { name: string; total: number; tasks: string }[] {
+// Each package's tasks, the longest first: `test 93.1 s, typecheck 8.0 s`; with CPU figures, the
+// package's CPU too, and the packages ordered by it.
+export function packageTimes(
+  tasks: TaskTime[],
+  cpuByTask?: Map<string, number>,
+): { name: string; total: number; tasks: string; cpu?: number }[] {
   const byPackage = new Map<string, TaskTime[]>();
   for (const task of tasks)
     byPackage.set(task.package, [...(byPackage.get(task.package) ?? []), task]);
@@ -91,50 +114,156 @@ export function packageTimes(tasks: TaskTime[]): { name: string; total: number; 
       tasks: own
         .filter((task) => task.seconds > 0)
         .sort((a, b) => b.seconds - a.seconds)
-        .map((task) => `${task.task} ${task.seconds.toFixed(1)} s`)
+        .map((task) => {
+          const cpu = cpuByTask?.get(task.taskId);
+          return `${task.task} ${task.seconds.toFixed(1)} s${cpu === undefined ? "" : ` (CPU ${cpu.toFixed(1)} s)`}`;
+        })
         .join(", "),
+      ...(cpuByTask === undefined
+        ? {}
+        : { cpu: own.reduce((sum, task) => sum + (cpuByTask.get(task.taskId) ?? 0), 0) }),
     }))
-    .sort((a, b) => b.total - a.total);
+    .sort((a, b) => (b.cpu ?? b.total) - (a.cpu ?? a.total));
 }
 
-export function benchReport(
-  run: TestRun,
-  files: FileTime[],
-  packages: ReturnType<typeof packageTimes>,
-  stages: StageCost[],
-  machine: string,
-): string {
+export interface ContractCount {
+  stage: string;
+  ran: number;
+  // Every scenario of the stage's contract.
+  size: number;
+}
+
+// The contract scenarios each stage's tests ran (passed or failed, not skipped), from the Vitest
+// reports: the tests of `<stage> contract against the bundle`.
+export function contractCounts(
+  reports: { report: VitestReport }[],
+  sizes: Map<string, number> = new Map(contracts.map((c) => [c.stage, c.scenarios.length])),
+): ContractCount[] {
+  const ran = new Map<string, number>();
+  for (const test of reports.flatMap(({ report }) =>
+    (report.testResults ?? []).flatMap((file) => file.assertionResults),
+  )) {
+    const stage = /^(\S+) contract against the bundle /.exec(test.fullName)?.[1];
+    if (stage === undefined || !["passed", "failed"].includes(test.status)) continue;
+    ran.set(stage, (ran.get(stage) ?? 0) + 1);
+  }
+  return [...sizes.entries()].map(([stage, size]) => ({ stage, ran: ran.get(stage) ?? 0, size }));
+}
+
+// The contract CPU records (test-kit's contractCpuMeter) the run wrote.
+export function contractCpuSince(root: string, since: number): ContractCpu[] {
+  return STAGES.map((stage) => join(root, "packages", stage, CONTRACT_CPU_FILE))
+    .filter((path) => existsSync(path) && statSync(path).mtimeMs >= since)
+    .map((path) => JSON.parse(readFileSync(path, "utf8")) as ContractCpu);
+}
+
+export interface LegFigures {
+  leg: Leg;
+  node: string;
+  run: TestRun;
+  files: FileTime[];
+  packages: ReturnType<typeof packageTimes>;
+  stages: StageCost[];
+  counts: ContractCount[];
+  contractCpu: ContractCpu[];
+  // CPU the task sampler could not give to a task (it ended between samples with no task).
+  unattributed: number;
+}
+
+const perScenario = (records: ContractCpu[], key: "cli" | "test") => {
+  const scenarios = records.reduce((sum, record) => sum + record.scenarios, 0);
+  return scenarios === 0 ? 0 : records.reduce((sum, record) => sum + record[key], 0) / scenarios;
+};
+
+export function legReport(figures: LegFigures, machine: string): string {
+  const { run } = figures;
   const cpu = run.cpu
     ? `${(run.cpu.user + run.cpu.system).toFixed(0)} s (user ${run.cpu.user.toFixed(0)} s, system ${run.cpu.system.toFixed(0)} s)`
     : "not measured on this platform";
+  const ran = figures.counts.reduce((sum, count) => sum + count.ran, 0);
+  const whole = figures.counts.reduce((sum, count) => sum + count.size, 0);
   const lines = [
+    `== the ${figures.leg} leg (\`pnpm ${LEG_SCRIPTS[figures.leg]}\`) on Node ${figures.node}`,
     `machine: ${machine}; ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC`,
     `wall time: ${run.seconds.toFixed(0)} s`,
     `CPU time:  ${cpu}`,
     "",
-    "slowest test files (Vitest's start to end of each file):",
-    ...files.map((file) => `  ${file.seconds.toFixed(1).padStart(6)} s  ${file.file}`),
-    "",
-    "tasks per package (seconds each task ran, side by side with others):",
-    ...packages.map(
+    "CPU per package and task (each task's whole process tree; seconds it ran in brackets):",
+    ...figures.packages.map(
       (entry) =>
-        `  ${entry.total.toFixed(1).padStart(6)} s  ${entry.name.padEnd(30)} ${entry.tasks}`,
-    ),
-    "",
-    "cost per stage: its build + typecheck + test, and its tests elsewhere (scripts, site):",
-    ...stages.map(
-      (stage) =>
-        `  ${(stage.build + stage.typecheck + stage.test + stage.elsewhere).toFixed(1).padStart(6)} s  ${stage.stage.padEnd(20)} build ${stage.build.toFixed(1)}, typecheck ${stage.typecheck.toFixed(1)}, test ${stage.test.toFixed(1)}, elsewhere ${stage.elsewhere.toFixed(1)}`,
+        `  ${(entry.cpu ?? entry.total).toFixed(1).padStart(6)} s  ${entry.name.padEnd(30)} ${entry.tasks}`,
     ),
   ];
-  if (stages.length > 0) {
-    const total = stages.reduce(
-      (sum, stage) => sum + stage.build + stage.typecheck + stage.test + stage.elsewhere,
-      0,
+  if (figures.unattributed > 0.5)
+    lines.push(`  ${figures.unattributed.toFixed(1).padStart(6)} s  (not given to a task)`);
+  lines.push(
+    "",
+    "slowest test files (Vitest's start to end of each file):",
+    ...figures.files.map((file) => `  ${file.seconds.toFixed(1).padStart(6)} s  ${file.file}`),
+    "",
+    `contract scenarios run: ${ran} (every stage's whole contract: ${whole})`,
+    ...figures.counts.map(
+      (count) =>
+        `  ${String(count.ran).padStart(4)} of ${String(count.size).padEnd(4)} ${count.stage}`,
+    ),
+  );
+  if (figures.contractCpu.length > 0) {
+    const cli = perScenario(figures.contractCpu, "cli");
+    const test = perScenario(figures.contractCpu, "test");
+    lines.push(
+      "",
+      `contract CPU a scenario: ${(cli + test).toFixed(3)} s (CLI processes ${cli.toFixed(3)} s, test process with the fakes ${test.toFixed(3)} s)`,
+      ...figures.contractCpu.map(
+        (record) =>
+          `  ${((record.cli + record.test) / record.scenarios).toFixed(3)} s  ${record.stage.padEnd(20)} ${record.scenarios} scenarios, ${record.runs} runs: CLI ${record.cli.toFixed(1)} s, test process ${record.test.toFixed(1)} s`,
+      ),
     );
-    lines.push(`  mean ${(total / stages.length).toFixed(1)} s a stage`);
+  }
+  if (figures.stages.length > 0) {
+    lines.push(
+      "",
+      "cost per stage: its own tasks' CPU; seconds of its build, typecheck, test, and its tests elsewhere:",
+      ...figures.stages.map(
+        (stage) =>
+          `  ${(stage.cpu ?? 0).toFixed(1).padStart(6)} s  ${stage.stage.padEnd(20)} build ${stage.build.toFixed(1)}, typecheck ${stage.typecheck.toFixed(1)}, test ${stage.test.toFixed(1)}, elsewhere ${stage.elsewhere.toFixed(1)}`,
+      ),
+      `  mean ${meanStageCpu(figures.stages).toFixed(1)} s of CPU a stage`,
+    );
   }
   return lines.join("\n");
+}
+
+export function meanStageCpu(stages: StageCost[]): number {
+  return stages.length === 0
+    ? 0
+    : stages.reduce((sum, stage) => sum + (stage.cpu ?? 0), 0) / stages.length;
+}
+
+// A cold `.ci/run` with `count` stages instead of today's: both legs' measured CPU, plus (or less)
+// the mean stage's CPU on each leg for each stage more (or fewer), at the run's own use of the
+// cores. Install and the Node download are not in it: a warm store makes them seconds.
+export function projectRun(
+  legs: LegFigures[],
+  count: number,
+): { cpu: number; wall: number; stages: number; perStage: number } {
+  const stages = Math.max(...legs.map((leg) => leg.stages.length));
+  const cpu = legs.reduce((sum, leg) => sum + cpuOf(leg.run), 0);
+  const wall = legs.reduce((sum, leg) => sum + leg.run.seconds, 0);
+  const perStage = legs.reduce((sum, leg) => sum + meanStageCpu(leg.stages), 0);
+  const projected = cpu + (count - stages) * perStage;
+  return { cpu: projected, wall: cpu === 0 ? 0 : (wall * projected) / cpu, stages, perStage };
+}
+
+const cpuOf = (run: TestRun) => (run.cpu ? run.cpu.user + run.cpu.system : 0);
+
+// The cold run of one leg, with turbo's summary for the task times. A failing task must not stop
+// the others, whose figures are the point: the scripts' own `--continue` sees to it (turbo refuses
+// a flag given twice, so it is not added here).
+export function benchCommand(filters: string[], leg: Leg = "full"): string[] {
+  return coldTestCommand(
+    ["--summarize", ...filters.map((filter) => `--filter=${filter}`)],
+    LEG_SCRIPTS[leg],
+  );
 }
 
 function machine(): string {
@@ -146,49 +275,102 @@ function machine(): string {
   return `${cpus().length} cores (${models}), Node ${process.version}${load}`;
 }
 
-// The cold run, with turbo's summary for the task times. A failing task must not stop the others,
-// whose figures are the point: the test script's own `--continue` sees to it (turbo refuses a flag
-// given twice, so it is not added here).
-export function benchCommand(filters: string[]): string[] {
-  return coldTestCommand(["--summarize", ...filters.map((filter) => `--filter=${filter}`)]);
+export interface BenchOptions {
+  legs: Leg[];
+  filters: string[];
+  project?: number;
 }
 
-async function main(argv: string[]): Promise<number> {
-  let filters: string[];
+export function benchOptions(argv: string[]): BenchOptions {
+  let values: { filter?: string[]; leg?: string; project?: string };
   try {
-    const { values } = parseArgs({
+    ({ values } = parseArgs({
       args: argv,
-      options: { filter: { type: "string", multiple: true } },
-    });
-    filters = values.filter ?? [];
+      options: {
+        filter: { type: "string", multiple: true },
+        leg: { type: "string" },
+        project: { type: "string" },
+      },
+    }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const command = benchCommand(filters);
-  const log = join(ROOT, ".test-results", "bench-test.log");
+  const leg = values.leg ?? (values.project === undefined ? "full" : "both");
+  if (!["full", "floor", "both"].includes(leg))
+    throw new UsageError(`--leg must be full, floor or both: ${leg}`);
+  let project: number | undefined;
+  if (values.project !== undefined) {
+    project = Number(values.project);
+    if (!Number.isInteger(project) || project <= 0)
+      throw new UsageError(`--project must be a positive whole number: ${values.project}`);
+  }
+  return {
+    legs: leg === "both" ? ["floor", "full"] : [leg as Leg],
+    filters: values.filter ?? [],
+    ...(project === undefined ? {} : { project }),
+  };
+}
+
+async function runLeg(leg: Leg, filters: string[]): Promise<LegFigures> {
+  const command = benchCommand(filters, leg);
+  const log = join(ROOT, ".test-results", `bench-test-${leg}.log`);
   mkdirSync(join(ROOT, ".test-results"), { recursive: true });
-  const where = machine();
   console.log(`bench:test: \`${command.join(" ")}\`, its output in ${log}`);
   const since = Date.now();
   const current = runTests(ROOT, command, openSync(log, "w"));
-  process.on("SIGINT", () => current.stop("SIGINT"));
+  const stop = () => current.stop("SIGINT");
+  process.on("SIGINT", stop);
   const run = await current.done;
+  process.off("SIGINT", stop);
   const reports = reportsSince(ROOT, since);
   const tasks = taskTimes(ROOT, since);
-  console.log(
-    benchReport(
-      run,
-      slowestFiles(ROOT, reports),
-      packageTimes(tasks),
-      stageCosts(STAGES, tasks, reports),
-      where,
-    ),
-  );
-  if (run.exitCode !== 0) {
-    console.log(`\nthe run FAILED (exit ${run.exitCode ?? run.signal}): see ${log}`);
-    return 1;
+  const { byTask, unattributed } = taskCpu(run.samples, tasks);
+  const measured = run.samples.length > 1 ? byTask : undefined;
+  return {
+    leg,
+    node: process.version,
+    run,
+    files: slowestFiles(ROOT, reports),
+    packages: packageTimes(tasks, measured),
+    stages: stageCosts(STAGES, tasks, reports, measured),
+    counts: contractCounts(reports),
+    contractCpu: contractCpuSince(ROOT, since),
+    unattributed,
+  };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const options = benchOptions(argv);
+  const where = machine();
+  const legs: LegFigures[] = [];
+  for (const leg of options.legs) {
+    const figures = await runLeg(leg, options.filters);
+    legs.push(figures);
+    console.log(`${legReport(figures, where)}\n`);
   }
-  return 0;
+  if (legs.length > 1) {
+    const wall = legs.reduce((sum, leg) => sum + leg.run.seconds, 0);
+    const cpu = legs.reduce((sum, leg) => sum + cpuOf(leg.run), 0);
+    const ran = legs.map(
+      (leg) => `${leg.leg} ${leg.counts.reduce((sum, count) => sum + count.ran, 0)}`,
+    );
+    console.log(
+      `both legs: wall ${wall.toFixed(0)} s (${(wall / 60).toFixed(1)} min), CPU ${cpu.toFixed(0)} s; contract scenarios ${ran.join(", ")}`,
+    );
+  }
+  if (options.project !== undefined) {
+    const projection = projectRun(legs, options.project);
+    console.log(
+      `projected cold run with ${options.project} stages (today ${projection.stages}, ${projection.perStage.toFixed(1)} s of CPU a stage over ${legs.length === 1 ? "this leg" : "both legs"}): CPU ${projection.cpu.toFixed(0)} s, wall ${projection.wall.toFixed(0)} s (${(projection.wall / 60).toFixed(1)} min)`,
+    );
+  }
+  const failed = legs.filter((leg) => leg.run.exitCode !== 0);
+  for (const leg of failed) {
+    console.log(
+      `the ${leg.leg} leg FAILED (exit ${leg.run.exitCode ?? leg.run.signal}): see .test-results/bench-test-${leg.leg}.log`,
+    );
+  }
+  return failed.length === 0 ? 0 : 1;
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

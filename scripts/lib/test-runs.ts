@@ -1,9 +1,10 @@
 // What `pnpm test:stress` and `pnpm bench:test` share: a cold `pnpm test` (turbo's cache off), the
 // CPU time its processes used, the Vitest reports and turbo's run summary it wrote, and the CPU
 // burners that keep every core busy while it runs.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { childCpuSeconds } from "@agent-code/test-kit";
 import { reportPaths } from "../test-summary.ts";
 
 export interface TestRun {
@@ -13,11 +14,21 @@ export interface TestRun {
   // User and system CPU seconds of every process the run started and waited for; null where the
   // platform does not say (only Linux's /proc is read).
   cpu: { user: number; system: number } | null;
+  // turbo's reaped-children CPU seconds over time, sampled while it ran (see taskCpu); empty where
+  // /proc is missing.
+  samples: CpuSample[];
 }
 
-// `pnpm test` with turbo's cache off, plus any further turbo arguments (`--filter`, `--summarize`).
-export function coldTestCommand(extra: string[] = []): string[] {
-  return ["pnpm", "run", "test", "--force", ...extra];
+export interface CpuSample {
+  // ms since the epoch, and the CPU seconds (user + system) of the tasks turbo had reaped by then.
+  at: number;
+  reaped: number;
+}
+
+// A pnpm test script (`test`, the full leg; `test:floor`, CI's floor leg) with turbo's cache off,
+// plus any further turbo arguments (`--filter`, `--summarize`).
+export function coldTestCommand(extra: string[] = [], script = "test"): string[] {
+  return ["pnpm", "run", script, "--force", ...extra];
 }
 
 // Runs the command in `root`; `output` says where its stdout and stderr go. Stopping it (Ctrl-C,
@@ -35,9 +46,17 @@ export function runTests(
     stdio: ["ignore", output, output],
     env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1" },
   });
+  const samples: CpuSample[] = [];
+  let turbo: number | undefined;
+  const sampler = setInterval(() => {
+    turbo ??= descendantNamed(child.pid, "turbo");
+    const reaped = turbo === undefined ? null : reapedCpu(turbo);
+    if (reaped !== null) samples.push({ at: Date.now(), reaped });
+  }, SAMPLE_MS);
   const done = new Promise<TestRun>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (exitCode, signal) => {
+      clearInterval(sampler);
       const cpuAfter = childCpuSeconds();
       resolve({
         exitCode,
@@ -47,42 +66,82 @@ export function runTests(
           cpuBefore && cpuAfter
             ? { user: cpuAfter.user - cpuBefore.user, system: cpuAfter.system - cpuBefore.system }
             : null,
+        samples,
       });
     });
   });
   return { done, stop: (signal) => child.kill(signal) };
 }
 
-// The CPU time of this process's children that have ended (and of theirs, which they waited for):
-// fields 16 and 17 of /proc/self/stat, in clock ticks.
-export function childCpuSeconds(
-  stat: string | null = readProcStat(),
-  ticks = clockTicks(),
-): { user: number; system: number } | null {
-  if (stat === null) return null;
-  // The command name (field 2) is in parentheses and may hold spaces: count from after it.
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  const user = Number(fields[13]);
-  const system = Number(fields[14]);
-  if (!Number.isFinite(user) || !Number.isFinite(system)) return null;
-  return { user: user / ticks, system: system / ticks };
+const SAMPLE_MS = 100;
+
+// turbo starts each task as its own child process and waits for it, so the CPU of a task's whole
+// process tree lands in turbo's reaped-children counters the moment the task ends. Sampling those
+// counters while the run goes on, a jump belongs to the tasks that ended in that interval: a
+// task's exact CPU when it ended alone, shared by their time when several ended together.
+export function taskCpu(
+  samples: CpuSample[],
+  tasks: { taskId: string; end: number; seconds: number }[],
+  slackMs = 2 * SAMPLE_MS,
+): { byTask: Map<string, number>; unattributed: number } {
+  const byTask = new Map<string, number>();
+  let unattributed = 0;
+  for (let index = 1; index < samples.length; index++) {
+    const before = samples[index - 1] as CpuSample;
+    const after = samples[index] as CpuSample;
+    const jump = after.reaped - before.reaped;
+    if (jump <= 0) continue;
+    const ended = tasks.filter(
+      (task) => task.end >= before.at - slackMs && task.end <= after.at + slackMs,
+    );
+    const weight = ended.reduce((sum, task) => sum + Math.max(task.seconds, 0.001), 0);
+    if (ended.length === 0) unattributed += jump;
+    for (const task of ended) {
+      const share = (jump * Math.max(task.seconds, 0.001)) / weight;
+      byTask.set(task.taskId, (byTask.get(task.taskId) ?? 0) + share);
+    }
+  }
+  return { byTask, unattributed };
 }
 
-function readProcStat(): string | null {
+// The first process below `pid` whose name is `name` (breadth first), from /proc.
+function descendantNamed(pid: number | undefined, name: string): number | undefined {
+  if (pid === undefined) return undefined;
+  let entries: string[];
   try {
-    return readFileSync("/proc/self/stat", "utf8");
+    entries = readdirSync("/proc").filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return undefined;
+  }
+  const children = new Map<number, { pid: number; name: string }[]>();
+  for (const entry of entries) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      const processName = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+      const parent = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      children.set(parent, [
+        ...(children.get(parent) ?? []),
+        { pid: Number(entry), name: processName },
+      ]);
+    } catch {}
+  }
+  const queue = [pid];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift() as number) ?? []) {
+      if (child.name === name) return child.pid;
+      queue.push(child.pid);
+    }
+  }
+  return undefined;
+}
+
+function reapedCpu(pid: number): number | null {
+  try {
+    const cpu = childCpuSeconds(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    return cpu === null ? null : cpu.user + cpu.system;
   } catch {
     return null;
   }
-}
-
-let ticksPerSecond: number | undefined;
-function clockTicks(): number {
-  if (ticksPerSecond === undefined) {
-    const answer = Number(spawnSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).stdout);
-    ticksPerSecond = Number.isInteger(answer) && answer > 0 ? answer : 100;
-  }
-  return ticksPerSecond;
 }
 
 export interface FileReport {
@@ -119,6 +178,8 @@ export interface TaskTime {
   package: string;
   task: string;
   seconds: number;
+  // When the task ended, ms since the epoch (0 when turbo did not run it).
+  end: number;
   cached: boolean;
 }
 
@@ -152,6 +213,7 @@ export function summaryTasks(summary: TurboSummary): TaskTime[] {
     package: task.package,
     task: task.task,
     seconds: task.execution ? (task.execution.endTime - task.execution.startTime) / 1000 : 0,
+    end: task.execution?.endTime ?? 0,
     cached: task.cache?.status === "HIT",
   }));
 }

@@ -5,22 +5,27 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { childCpuSeconds } from "@agent-code/test-kit";
 import { afterAll, expect, test } from "vitest";
 import {
   benchCommand,
-  benchReport,
+  benchOptions,
+  contractCounts,
+  type LegFigures,
+  legReport,
   packageTimes,
+  projectRun,
   slowestFiles,
   stageCosts,
 } from "../bench-test.ts";
 import { ROOT } from "../lib/command.ts";
 import {
   burnerArgs,
-  childCpuSeconds,
   coldTestCommand,
   reportsSince,
   startBurners,
   summaryTasks,
+  taskCpu,
   type VitestReport,
 } from "../lib/test-runs.ts";
 import { stressSettings } from "../test-stress.ts";
@@ -143,20 +148,118 @@ test("turbo's summary gives each task's seconds; a stage's cost adds its tests e
   ]);
 });
 
-test("the report names the machine and gives wall time, CPU time and a mean per stage", () => {
-  const text = benchReport(
-    { exitCode: 0, signal: null, seconds: 300.4, cpu: { user: 400, system: 50 } },
-    slowestFiles(root, REPORTS),
-    packageTimes(TASKS),
-    stageCosts(["day-2-v3"], TASKS, REPORTS),
-    "2 cores",
+// turbo reaps each task's process tree when the task ends: a jump in its counters between two
+// samples is the CPU of the tasks that ended then, shared by their time when several did.
+test("task CPU: a jump goes to the task that ended in its interval, shared when several did", () => {
+  const samples = [
+    { at: 0, reaped: 0 },
+    { at: 1000, reaped: 0 },
+    { at: 2000, reaped: 12 },
+    { at: 3000, reaped: 12 },
+    { at: 4000, reaped: 18 },
+    { at: 5000, reaped: 19 },
+  ];
+  const { byTask, unattributed } = taskCpu(samples, [
+    { taskId: "a#test", end: 1500, seconds: 9 },
+    { taskId: "b#build", end: 3500, seconds: 1 },
+    { taskId: "c#test", end: 3600, seconds: 2 },
+  ]);
+  expect(Object.fromEntries(byTask)).toEqual({ "a#test": 12, "b#build": 2, "c#test": 4 });
+  // Nothing ended near the last jump.
+  expect(unattributed).toBe(1);
+});
+
+test("contract counts: tests of `<stage> contract against the bundle` that ran, by stage", () => {
+  const counts = contractCounts(
+    [
+      {
+        report: {
+          numPassedTests: 3,
+          numFailedTests: 1,
+          numPendingTests: 1,
+          testResults: [
+            {
+              name: "cli.test.ts",
+              startTime: 0,
+              endTime: 1,
+              status: "failed",
+              assertionResults: [
+                { fullName: "day-1 contract against the bundle echo", status: "passed" },
+                { fullName: "day-1 contract against the bundle repl", status: "failed" },
+                { fullName: "day-2-v1 contract against the bundle header", status: "skipped" },
+                { fullName: "the learner's path, tsx on the sources", status: "passed" },
+              ],
+            },
+          ],
+        },
+      },
+    ],
+    new Map([
+      ["day-1", 2],
+      ["day-2-v1", 5],
+    ]),
   );
-  expect(text).toMatch(/^machine: 2 cores; \d{4}-\d\d-\d\d \d\d:\d\d UTC\n/);
+  expect(counts).toEqual([
+    { stage: "day-1", ran: 2, size: 2 },
+    { stage: "day-2-v1", ran: 0, size: 5 },
+  ]);
+});
+
+const LEG: LegFigures = {
+  leg: "full",
+  node: "v26.12.1",
+  run: { exitCode: 0, signal: null, seconds: 300.4, cpu: { user: 400, system: 50 }, samples: [] },
+  files: slowestFiles(root, REPORTS),
+  packages: packageTimes(TASKS, new Map([["@agent-code/day-2-v3#test", 44]])),
+  stages: stageCosts(["day-2-v3"], TASKS, REPORTS, new Map([["@agent-code/day-2-v3#test", 44]])),
+  counts: [{ stage: "day-2-v3", ran: 63, size: 63 }],
+  contractCpu: [{ stage: "day-2-v3", scenarios: 63, runs: 50, cli: 9.45, test: 3.15 }],
+  unattributed: 0,
+};
+
+test("the report names the leg and machine, and gives CPU by task, contracts and stages", () => {
+  const text = legReport(LEG, "2 cores");
+  expect(text).toMatch(
+    /^== the full leg \(`pnpm test`\) on Node v26\.12\.1\nmachine: 2 cores; \d{4}-/,
+  );
   expect(text).toContain("wall time: 300 s\nCPU time:  450 s (user 400 s, system 50 s)\n");
+  expect(text).toContain("test 30.0 s (CPU 44.0 s), build 1.5 s");
   expect(text).toContain("    20.0 s  packages/day-2-v3/test/cli.test.ts\n");
+  expect(text).toContain("contract scenarios run: 63 (every stage's whole contract: 63)\n");
   expect(text).toContain(
-    "    34.0 s  day-2-v3             build 1.5, typecheck 0.0, test 30.0, elsewhere 2.5\n  mean 34.0 s a stage",
+    "contract CPU a scenario: 0.200 s (CLI processes 0.150 s, test process with the fakes 0.050 s)",
   );
+  expect(text).toContain("    44.0 s  day-2-v3             build 1.5, typecheck 0.0, test 30.0");
+  expect(text).toContain("  mean 44.0 s of CPU a stage");
+});
+
+test("a projection adds the mean stage's CPU of each leg for every stage more", () => {
+  const floor: LegFigures = {
+    ...LEG,
+    leg: "floor",
+    run: { ...LEG.run, seconds: 100, cpu: { user: 150, system: 0 } },
+    stages: [{ ...(LEG.stages[0] as LegFigures["stages"][number]), cpu: 6 }],
+  };
+  // 450 + 150 s of CPU in 400.4 s, one stage of 44 + 6 s: two more stages add 100 s of CPU.
+  const projection = projectRun([floor, LEG], 3);
+  expect(projection).toMatchObject({ cpu: 700, stages: 1, perStage: 50 });
+  expect(projection.wall).toBeCloseTo((400.4 * 700) / 600);
+});
+
+test("bench:test options: a leg, filters and a projection; bad values are usage errors", () => {
+  expect(benchOptions([])).toEqual({ legs: ["full"], filters: [] });
+  expect(benchOptions(["--leg", "floor", "--filter", "scripts"])).toEqual({
+    legs: ["floor"],
+    filters: ["scripts"],
+  });
+  expect(benchOptions(["--project", "34"])).toEqual({
+    legs: ["floor", "full"],
+    filters: [],
+    project: 34,
+  });
+  expect(() => benchOptions(["--leg", "middle"])).toThrow("--leg must be full, floor or both");
+  expect(() => benchOptions(["--project", "3.5"])).toThrow("--project must be a positive");
+  expect(() => benchOptions(["--fast"])).toThrow(/--fast/);
 });
 
 test("only this run's reports are read", () => {
@@ -214,6 +317,17 @@ test("bench:test and test:stress add no flag the test script already gives", () 
     const added = command.slice(3).filter((word) => !word.startsWith("--filter="));
     expect(added.filter((word) => given.map(flag).includes(flag(word)))).toEqual([]);
   }
+  // The floor leg's script has flags of its own, which its command must not repeat either.
+  const floor: string = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).scripts[
+    "test:floor"
+  ];
+  const floorGiven = floor.split(" ").filter((word) => word.startsWith("--"));
+  const floorCommand = benchCommand([], "floor");
+  expect(floorCommand.slice(0, 3)).toEqual(["pnpm", "run", "test:floor"]);
+  expect(floorCommand.slice(3).filter((word) => floorGiven.map(flag).includes(flag(word)))).toEqual(
+    [],
+  );
   expect(benchCommand([])).toContain("--summarize");
   expect(given).toContain("--continue");
+  expect(floor).toContain("--continue");
 });
