@@ -16,6 +16,9 @@ const FULL_LEG_ONLY = [
 export default defineConfig({
   test: {
     globalSetup: ["test/stage-bundles.ts"],
-    exclude: ["**/node_modules/**", ...(process.env.AGENT_CODE_TEST_LEG === "floor" ? FULL_LEG_ONLY : [])],
+    exclude: [
+      "**/node_modules/**",
+      ...(process.env.AGENT_CODE_TEST_LEG === "floor" ? FULL_LEG_ONLY : []),
+    ],
   },
 });

@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { childCpuSeconds } from "@agent-code/test-kit";
+import { childCpuSeconds, ownCpuSeconds } from "@agent-code/test-kit";
 import { reportPaths } from "../test-summary.ts";
 
 export interface TestRun {
@@ -48,16 +48,29 @@ export function runTests(
   });
   const samples: CpuSample[] = [];
   let turbo: number | undefined;
+  // turbo's own CPU at the last sample: what is left of the run's CPU when it is gone.
+  let turboSelf = 0;
   const sampler = setInterval(() => {
     turbo ??= descendantNamed(child.pid, "turbo");
-    const reaped = turbo === undefined ? null : reapedCpu(turbo);
-    if (reaped !== null) samples.push({ at: Date.now(), reaped });
+    const cpu = turbo === undefined ? null : turboCpu(turbo);
+    if (cpu === null) return;
+    samples.push({ at: Date.now(), reaped: cpu.reaped });
+    turboSelf = cpu.self;
   }, SAMPLE_MS);
   const done = new Promise<TestRun>((resolve, reject) => {
     child.on("error", reject);
     child.on("close", (exitCode, signal) => {
       clearInterval(sampler);
       const cpuAfter = childCpuSeconds();
+      // The tasks that ended after the last sample: turbo is gone, so their CPU is what the whole
+      // run used less turbo's own and what the samples saw (the pnpm and node wrappers around
+      // turbo, under a second, go with them).
+      const last = samples.at(-1);
+      if (last !== undefined && cpuBefore && cpuAfter) {
+        const total =
+          cpuAfter.user + cpuAfter.system - cpuBefore.user - cpuBefore.system - turboSelf;
+        if (total > last.reaped) samples.push({ at: Date.now(), reaped: total });
+      }
       resolve({
         exitCode,
         signal,
@@ -135,10 +148,14 @@ function descendantNamed(pid: number | undefined, name: string): number | undefi
   return undefined;
 }
 
-function reapedCpu(pid: number): number | null {
+// A process's reaped children's CPU seconds and its own (fields 14 and 15 of its stat).
+function turboCpu(pid: number): { reaped: number; self: number } | null {
   try {
-    const cpu = childCpuSeconds(readFileSync(`/proc/${pid}/stat`, "utf8"));
-    return cpu === null ? null : cpu.user + cpu.system;
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const reaped = childCpuSeconds(stat);
+    const self = ownCpuSeconds(stat);
+    if (reaped === null || self === null) return null;
+    return { reaped: reaped.user + reaped.system, self: self.user + self.system };
   } catch {
     return null;
   }

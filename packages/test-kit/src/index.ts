@@ -30,6 +30,7 @@ export {
   type CpuSeconds,
   childCpuSeconds,
   contractCpuMeter,
+  ownCpuSeconds,
 } from "./cpu.ts";
 export { contractRunsOnLeg, floorStages, isFullLeg, type TestLeg, testLeg } from "./legs.ts";
 export { ANTHROPIC_MODELS, DEEPSEEK_MODELS, type ModelEntry, type ModelInfo } from "./models.ts";

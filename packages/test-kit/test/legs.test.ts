@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
-import { CONTRACT_CPU_FILE, contractCpuMeter } from "../src/cpu.ts";
+import { CONTRACT_CPU_FILE, contractCpuMeter, ownCpuSeconds } from "../src/cpu.ts";
 import { contractRunsOnLeg, floorStages, isFullLeg, testLeg } from "../src/legs.ts";
 
 test("the leg comes from AGENT_CODE_TEST_LEG; unset is the full leg; anything else throws", () => {
@@ -59,3 +59,9 @@ test.runIf(process.platform === "linux")(
     expect(JSON.parse(readFileSync(join(dir, CONTRACT_CPU_FILE), "utf8"))).toEqual(record);
   },
 );
+
+test("a process's own CPU: fields 14 and 15 of its stat, in clock ticks", () => {
+  const stat = `4242 (turbo (x)) S 1 4242 4242 0 -1 4194304 100 0 0 0 12 3 250 75 20 0 11 0 900`;
+  expect(ownCpuSeconds(stat, 100)).toEqual({ user: 0.12, system: 0.03 });
+  expect(ownCpuSeconds("1 (x) S 1", 100)).toBeNull();
+});
