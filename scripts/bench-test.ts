@@ -4,11 +4,12 @@
 // (each task's whole process tree, read from turbo's reaped children), each package's, the
 // slowest test files, the contract scenarios the leg ran against the sum of every stage's
 // contract, and each contract's CPU per scenario split between the CLI processes and the test
-// process (the runner and the fake servers). `--leg both` runs CI's two legs, floor then full, as
-// `.ci/run` does; `--project N` then prints the cold `.ci/run` that N stages of today's average
-// cost would take. A benchmark to read, not a test: a shared machine only ever adds time. The
+// process (the runner and the fake servers). `--leg both` runs CI's two legs, floor then full, on
+// this Node; `--project N` prints the cold `.ci/run` that N stages of today's average cost would
+// take, from the legs it ran and the last saved run of the other leg (`.ci/run` runs the full leg
+// on the newest LTS: run `--leg floor`, then `--leg full --project N` with that Node first on PATH). A benchmark to read, not a test: a shared machine only ever adds time. The
 // runs' output goes to .test-results/bench-test-<leg>.log.
-import { existsSync, mkdirSync, openSync, readFileSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -339,14 +340,31 @@ async function runLeg(leg: Leg, filters: string[]): Promise<LegFigures> {
   };
 }
 
+// Each leg's figures are kept, so that a projection can add the other leg's last run: `.ci/run`
+// runs the two legs on two Nodes, and one bench:test runs on one.
+const savedLeg = (leg: Leg) => join(ROOT, ".test-results", `bench-test-${leg}.json`);
+
+function otherLegs(ran: LegFigures[]): LegFigures[] {
+  return (["floor", "full"] as Leg[])
+    .filter((leg) => !ran.some((figures) => figures.leg === leg) && existsSync(savedLeg(leg)))
+    .map((leg) => JSON.parse(readFileSync(savedLeg(leg), "utf8")) as LegFigures);
+}
+
 async function main(argv: string[]): Promise<number> {
   const options = benchOptions(argv);
   const where = machine();
-  const legs: LegFigures[] = [];
+  const ran: LegFigures[] = [];
   for (const leg of options.legs) {
     const figures = await runLeg(leg, options.filters);
-    legs.push(figures);
+    ran.push(figures);
+    writeFileSync(savedLeg(leg), `${JSON.stringify(figures)}\n`);
     console.log(`${legReport(figures, where)}\n`);
+  }
+  const legs = [...(options.project === undefined ? [] : otherLegs(ran)), ...ran];
+  for (const saved of legs.filter((figures) => !ran.includes(figures))) {
+    console.log(
+      `the ${saved.leg} leg: its last run's figures (Node ${saved.node}, wall ${saved.run.seconds.toFixed(0)} s, CPU ${cpuOf(saved.run).toFixed(0)} s), from ${savedLeg(saved.leg)}`,
+    );
   }
   if (legs.length > 1) {
     const wall = legs.reduce((sum, leg) => sum + leg.run.seconds, 0);
