@@ -230,7 +230,7 @@ test("the report names the leg and machine, and gives CPU by task, contracts and
     "contract CPU a scenario: 0.200 s (CLI processes 0.150 s, test process with the fakes 0.050 s)",
   );
   expect(text).toContain("    44.0 s  day-2-v3             build 1.5, typecheck 0.0, test 30.0");
-  expect(text).toContain("  mean 44.0 s of CPU a stage");
+  expect(text).toContain("  mean 46.5 s a stage, its tasks' CPU and its tests elsewhere");
 });
 
 test("a projection adds the mean stage's CPU of each leg for every stage more", () => {
@@ -240,10 +240,11 @@ test("a projection adds the mean stage's CPU of each leg for every stage more", 
     run: { ...LEG.run, seconds: 100, cpu: { user: 150, system: 0 } },
     stages: [{ ...(LEG.stages[0] as LegFigures["stages"][number]), cpu: 6 }],
   };
-  // 450 + 150 s of CPU in 400.4 s, one stage of 44 + 6 s: two more stages add 100 s of CPU.
+  // 450 + 150 s of CPU in 400.4 s; one stage of 44 + 6 s of its own CPU and 2.5 s of tests
+  // elsewhere on each leg: two more stages add 110 s.
   const projection = projectRun([floor, LEG], 3);
-  expect(projection).toMatchObject({ cpu: 700, stages: 1, perStage: 50 });
-  expect(projection.wall).toBeCloseTo((400.4 * 700) / 600);
+  expect(projection).toMatchObject({ cpu: 710, stages: 1, perStage: 55 });
+  expect(projection.wall).toBeCloseTo((400.4 * 710) / 600);
 });
 
 test("bench:test options: a leg, filters and a projection; bad values are usage errors", () => {
