@@ -2,9 +2,8 @@
 // runs do not do the same work (docs/decisions/0049-two-legs.md). The full leg, on the newest Node
 // LTS and on a developer's machine, runs everything. The floor leg, on the oldest Node `engines`
 // allows, runs what can differ between Node versions: every package's unit tests, the check
-// tests, and the whole contract of each day's last stage, the challenges and the appendix. A test
-// that belongs to the full leg alone asks `isFullLeg()`; a stage's contract asks
-// `contractRunsOnLeg(stage)`.
+// tests, and the whole contract of each day's last stage, the challenges and the appendix. A
+// stage's contract asks `contractRunsOnLeg(stage)`.
 import { contracts } from "../contracts/index.ts";
 
 export type TestLeg = "full" | "floor";
@@ -35,8 +34,4 @@ export function floorStages(stages: string[] = contracts.map((c) => c.stage)): s
 
 export function contractRunsOnLeg(stage: string, leg: TestLeg = testLeg()): boolean {
   return leg === "full" || floorStages().includes(stage);
-}
-
-export function isFullLeg(leg: TestLeg = testLeg()): boolean {
-  return leg === "full";
 }
