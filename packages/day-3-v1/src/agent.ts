@@ -47,7 +47,7 @@ export async function runAgent(
 
     const results: Anthropic.ToolResultBlockParam[] = [];
     for (const call of response.toolCalls) {
-      trace.push(`tool_call: ${call.name} ${JSON.stringify(call.arguments)}`);
+      trace.push(`tool_call: ${printable(call.name)} ${shownArguments(call.arguments)}`);
       const result = await tools.run(call, ctx);
       trace.push(`observation: ${printable(result.content)}`);
       results.push({
@@ -67,11 +67,24 @@ export async function runAgent(
   return { final, trace, messages };
 }
 
-// A file's control characters would move the terminal's cursor or ring its bell: the trace shows
-// them as U+FFFD, keeping newlines and tabs. The model gets the text as it is.
+// A file's control characters would move the terminal's cursor or ring its bell, and a bidi
+// control (U+202E) would show its text backwards: the trace shows C0 (but newlines and tabs), C1
+// and bidi controls as U+FFFD. The model gets the text as it is.
 function printable(text: string): string {
+  return text.replace(UNPRINTABLE, "\ufffd");
+}
+
+const UNPRINTABLE =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, "\ufffd");
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+// A call's arguments as JSON, which escapes C0 already; C1 and bidi controls are escaped too (as
+// \u202e, still JSON), so a path in the arguments cannot hide or reorder the line.
+function shownArguments(args: unknown): string {
+  return JSON.stringify(args).replace(
+    UNPRINTABLE,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
 
 // end_turn and stop_sequence are answers; any other reason (max_tokens, refusal, pause_turn,

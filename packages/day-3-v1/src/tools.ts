@@ -1,8 +1,10 @@
 // Tools the model may ask for, and the registry that runs them by name.
-import { readdir, readFile, stat } from "node:fs/promises";
 import {
   fsError,
+  openInside,
   type ReadState,
+  readdirInside,
+  readOpened,
   resolveInside,
   SKIP_DIRS,
   shown,
@@ -79,12 +81,22 @@ export async function readTextFile(
   const limit = positive(args.limit, "limit") ?? DEFAULT_LINES;
   const file = resolveInside(ctx.cwd, input);
   const name = shown(ctx.cwd, file);
-  const info = await stat(file).catch((error) => Promise.reject(fsError(error, name)));
-  if (!info.isFile()) throw new ToolError(`not a file: ${name}`);
-  if (info.size > MAX_READ_BYTES) {
-    throw new ToolError(`file too large: ${info.size} bytes (limit ${MAX_READ_BYTES}); use grep`);
+  // Opened, then checked: what is read is what was checked (fs-safety.ts).
+  const { handle, info } = await openInside(ctx.cwd, file, name);
+  let bytes: Buffer | undefined;
+  try {
+    if (!info.isFile()) throw new ToolError(`not a file: ${name}`);
+    if (info.size > MAX_READ_BYTES) {
+      throw new ToolError(`file too large: ${info.size} bytes (limit ${MAX_READ_BYTES}); use grep`);
+    }
+    bytes = await readOpened(handle, MAX_READ_BYTES).catch((error) =>
+      Promise.reject(fsError(error, name)),
+    );
+  } finally {
+    await handle.close();
   }
-  const bytes = await readFile(file).catch((error) => Promise.reject(fsError(error, name)));
+  if (bytes === undefined)
+    throw new ToolError(`file too large: over ${MAX_READ_BYTES} bytes; use grep`);
   if (!sniffText(bytes)) throw new ToolError(`binary file: ${name}`);
   ctx.readState.record(file, bytes);
   // Invalid UTF-8 becomes U+FFFD; a BOM is dropped.
@@ -140,11 +152,7 @@ const MAX_LIST_ENTRIES = 500;
 export async function listFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
   const dir = resolveInside(ctx.cwd, args.path === undefined ? "." : String(args.path));
   const name = shown(ctx.cwd, dir);
-  const info = await stat(dir).catch((error) => Promise.reject(fsError(error, name)));
-  if (!info.isDirectory()) throw new ToolError(`not a directory: ${name}`);
-  const entries = await readdir(dir, { withFileTypes: true }).catch((error) =>
-    Promise.reject(fsError(error, name)),
-  );
+  const entries = await readdirInside(ctx.cwd, dir, name);
   const skipped: string[] = [];
   const dirs: string[] = [];
   const files: string[] = [];

@@ -1,7 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, expect, test } from "vitest";
+import { startSwapper } from "@agent-code/test-kit";
+import { afterAll, describe, expect, test } from "vitest";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools.ts";
 
@@ -148,4 +150,84 @@ test("list_files stops at 500 entries and says how many more there are", async (
   expect(lines).toHaveLength(501);
   expect(lines[499]).toBe("f499");
   expect(lines[500]).toBe("[3 more]");
+});
+
+// Check, then use: a second process swaps a name between something inside and a symlink out while
+// a tool runs 1,000 times. Every answer is what is inside or a refusal; none holds the outside text.
+describe.skipIf(process.platform === "win32")("a name swapped while the tool runs", () => {
+  const raceWork = path.join(base, "race-work");
+  const outside = path.join(base, "race-outside");
+  mkdirSync(raceWork);
+  mkdirSync(outside);
+  writeFileSync(path.join(outside, "in.txt"), "outside secret\n");
+  const raceContext = (): ToolContext => ({ ...context(), cwd: raceWork });
+  const TRIES = 1000;
+
+  async function answers(name: string, args: Record<string, unknown>): Promise<Set<string>> {
+    const seen = new Set<string>();
+    for (let index = 0; index < TRIES; index++) {
+      const result = await defaultTools().run(
+        { id: "toolu_1", name, arguments: args },
+        raceContext(),
+      );
+      seen.add(result.content);
+    }
+    return seen;
+  }
+
+  test("read_file of a file swapped with a symlink out never returns the outside text", async () => {
+    const swapper = await startSwapper(path.join(raceWork, "race.txt"), [
+      { kind: "file", text: "inside\n" },
+      { kind: "link", to: path.join(outside, "in.txt") },
+    ]);
+    const seen = await answers("read_file", { path: "race.txt" }).finally(() => swapper.stop());
+    expect(seen).toContain("inside");
+    for (const answer of seen) {
+      expect(answer).toMatch(
+        /^(inside|path escapes the working directory through a symlink: race\.txt|symlink not followed: race\.txt|changed while being opened: race\.txt|no such file or directory: race\.txt)$/,
+      );
+    }
+  });
+
+  test("read_file below a folder swapped with a symlink out never returns the outside text", async () => {
+    const swapper = await startSwapper(path.join(raceWork, "dir"), [
+      { kind: "dir", files: { "in.txt": "inside\n" } },
+      { kind: "link", to: outside },
+    ]);
+    const seen = await answers("read_file", { path: "dir/in.txt" }).finally(() => swapper.stop());
+    expect(seen).toContain("inside");
+    expect([...seen].filter((answer) => answer.includes("outside"))).toEqual([]);
+  });
+
+  test("list_files of a folder swapped with a symlink out never lists the outside folder", async () => {
+    writeFileSync(path.join(outside, "outside-name.txt"), "");
+    const swapper = await startSwapper(path.join(raceWork, "listed"), [
+      { kind: "dir", files: { "in.txt": "" } },
+      { kind: "link", to: outside },
+    ]);
+    const seen = await answers("list_files", { path: "listed" }).finally(() => swapper.stop());
+    expect(seen).toContain("in.txt");
+    expect([...seen].filter((answer) => answer.includes("outside-name"))).toEqual([]);
+  });
+});
+
+test("read_file of a FIFO is refused at once: nothing waits for a writer", async () => {
+  if (process.platform === "win32") return;
+  const fifo = path.join(work, "pipe");
+  execFileSync("mkfifo", [fifo]);
+  expect(await call("read_file", { path: "pipe" })).toEqual({
+    text: "not a file: pipe",
+    isError: true,
+  });
+  rmSync(fifo);
+});
+
+test("an error names the path as given, never the machine's absolute path", async () => {
+  if (process.platform === "win32") return;
+  symlinkSync("loop-b", path.join(work, "loop-a"));
+  symlinkSync("loop-a", path.join(work, "loop-b"));
+  const result = await call("read_file", { path: "loop-a/x.txt" });
+  expect(result).toEqual({ text: "too many levels of symlinks: loop-a/x.txt", isError: true });
+  rmSync(path.join(work, "loop-a"));
+  rmSync(path.join(work, "loop-b"));
 });

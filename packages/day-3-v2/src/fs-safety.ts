@@ -1,7 +1,8 @@
 // The one file that decides which paths a tool may touch and how much of a file the model sees.
 // Every tool that takes a path asks resolveInside first; nothing else in agent-code judges paths.
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
+import { constants, type Dirent, realpathSync, type Stats } from "node:fs";
+import { type FileHandle, open, readdir, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "./tools.ts";
 
@@ -63,7 +64,7 @@ export function resolveInside(cwd: string, input: string): string {
     if (!(error instanceof ToolError) || input === "" || input.includes("\0")) throw error;
     absolute = insideByName(root, input);
   }
-  const real = realOfNearest(absolute);
+  const real = realOfNearest(absolute, input);
   if (escapes(root, real)) {
     throw new ToolError(`path escapes the working directory through a symlink: ${input}`);
   }
@@ -71,8 +72,9 @@ export function resolveInside(cwd: string, input: string): string {
 }
 
 // The real path of `target`, or, when it does not exist yet, of its nearest existing ancestor with
-// the missing rest appended.
-function realOfNearest(target: string): string {
+// the missing rest appended. An error names the path as the model gave it (`name`), never the
+// machine's absolute path.
+function realOfNearest(target: string, name: string): string {
   const missing: string[] = [];
   let at = target;
   for (;;) {
@@ -81,10 +83,100 @@ function realOfNearest(target: string): string {
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const parent = path.dirname(at);
-      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === at) throw fsError(error, at);
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || parent === at) throw fsError(error, name);
       missing.unshift(path.basename(at));
       at = parent;
     }
+  }
+}
+
+// Check, then use: a path checked by name can be swapped for a symlink before it is opened (a
+// process in the folder can do it in a loop). So the check is made again on what was opened: the
+// open never follows a symlink in the last part (O_NOFOLLOW) and never waits for a writer (a FIFO,
+// O_NONBLOCK), and the opened file must be the one the path names now, by device and inode, with
+// that path's real path still inside. A swap anywhere along the path fails one of the two.
+const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+// `absolute` (a real path resolveInside returned) opened for reading, and what it is. The caller
+// closes the handle. `name` is how errors name it.
+export async function openInside(
+  cwd: string,
+  absolute: string,
+  name: string,
+): Promise<{ handle: FileHandle; info: Stats }> {
+  const handle = await open(absolute, OPEN_FLAGS).catch((error: NodeJS.ErrnoException) =>
+    Promise.reject(
+      error.code === "ELOOP"
+        ? new ToolError(`symlink not followed: ${name}`)
+        : fsError(error, name),
+    ),
+  );
+  try {
+    await checkOpened(cwd, absolute, handle, name);
+    return { handle, info: await handle.stat() };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+// Refuses unless the opened file is inside the working directory. On Linux the kernel says where
+// the handle's file is (/proc/self/fd/N), and that is exact. Elsewhere the path is resolved again
+// and must lead inside to the same device and inode: a swap that is undone between those two
+// lookups can still get through there (SECURITY.md), and so can a hard link anywhere.
+async function checkOpened(cwd: string, absolute: string, handle: FileHandle, name: string) {
+  const changed = () => new ToolError(`changed while being opened: ${name}`);
+  const root = realpathSync.native(cwd);
+  const where = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
+  if (where !== undefined) {
+    if (escapes(root, where.replace(/ \(deleted\)$/, ""))) throw changed();
+    return;
+  }
+  const info = await handle.stat();
+  const real = await realpath(absolute).catch(() => Promise.reject(changed()));
+  if (escapes(root, real)) throw changed();
+  const now = await stat(real).catch(() => Promise.reject(changed()));
+  if (now.dev !== info.dev || now.ino !== info.ino) throw changed();
+}
+
+// What an opened file holds, read from the handle, up to `max` bytes; undefined when it holds more.
+// The size fstat gave is a hint only: a file can grow while it is read.
+export async function readOpened(handle: FileHandle, max: number): Promise<Buffer | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const chunk = Buffer.alloc(Math.min(64 * 1024, max + 1 - size));
+    const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, size);
+    chunks.push(chunk.subarray(0, bytesRead));
+    size += bytesRead;
+    if (size > max) return undefined;
+  }
+}
+
+// The entries of a folder inside the working directory, read from the folder that was checked.
+// On Linux they are read through the open handle (/proc/self/fd/N names exactly that folder); where
+// there is no /proc, the folder is checked again after the read.
+export async function readdirInside(
+  cwd: string,
+  absolute: string,
+  name: string,
+): Promise<Dirent[]> {
+  const handle = await open(absolute, OPEN_FLAGS | (constants.O_DIRECTORY ?? 0)).catch(
+    (error: NodeJS.ErrnoException) => Promise.reject(fsError(error, name)),
+  );
+  try {
+    await checkOpened(cwd, absolute, handle, name);
+    const viaHandle = `/proc/self/fd/${handle.fd}`;
+    const entries = await readdir(viaHandle, { withFileTypes: true }).catch(() => undefined);
+    if (entries !== undefined) return entries;
+    const byName = await readdir(absolute, { withFileTypes: true }).catch((error) =>
+      Promise.reject(fsError(error, name)),
+    );
+    await checkOpened(cwd, absolute, handle, name);
+    return byName;
+  } finally {
+    await handle.close();
   }
 }
 
@@ -106,6 +198,14 @@ export function fsError(error: unknown, name: string): unknown {
     EPERM: "permission denied",
     ELOOP: "too many levels of symlinks",
     ENAMETOOLONG: "path too long",
+    EEXIST: "already exists",
+    ENOSPC: "no space left on the device",
+    EDQUOT: "disk quota exceeded",
+    EFBIG: "file too large for the file system",
+    EROFS: "read-only file system",
+    EBUSY: "busy",
+    ETXTBSY: "busy",
+    EMLINK: "too many links",
   };
   const text = code === undefined ? undefined : texts[code];
   return text === undefined ? error : new ToolError(`${text}: ${name}`);

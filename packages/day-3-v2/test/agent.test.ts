@@ -239,3 +239,15 @@ test("the trace shows a result's control characters as U+FFFD; the model gets th
     JSON.stringify("a\u001b[2Jb\u0007\tc\nd"),
   );
 });
+
+test("the trace shows C1 and bidi controls as U+FFFD, and escapes them in a call's arguments", async () => {
+  const tools = defaultTools();
+  tools.register({ name: "raw", description: "", run: () => "a\u009bb\u202ec\u2066d" });
+  const provider = new ScriptedProvider([
+    reply([toolUse("raw", { path: "x\u202etxt.exe\u0085" }, "toolu_1")]),
+    reply([text("done")]),
+  ]);
+  const result = await runAgent("raw", provider, tools, { cwd });
+  expect(result.trace[0]).toBe('tool_call: raw {"path":"x\\u202etxt.exe\\u0085"}');
+  expect(result.trace[1]).toBe("observation: a\ufffdb\ufffdc\ufffdd");
+});

@@ -1,11 +1,10 @@
 // One walk for every search: glob, grep and project_tree all see the same files, in the same
 // order, with the same folders pruned. Skipped folders are named (project_tree shows them);
 // ignored ones are not seen at all.
-import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import ignore, { type Ignore } from "ignore";
-import { SKIP_DIRS } from "./fs-safety.ts";
-import { byteOrder } from "./tools.ts";
+import { openInside, readdirInside, readOpened, SKIP_DIRS } from "./fs-safety.ts";
+import { byteOrder, ToolError } from "./tools.ts";
 
 // One thing the walk met. `path` is relative to the root and `rel` to the start, both with `/`;
 // `depth` is 1 for the start's own entries. A symlink is never followed: it is a `link`.
@@ -20,7 +19,13 @@ export interface WalkEntry {
 export interface WalkOptions {
   // Entries deeper than this are not listed, and their folders not read.
   maxDepth?: number;
+  // Where the walk says which ignore files it did not read, and why; the tools show these notes.
+  notes?: string[];
 }
+
+// An ignore file is rules a person wrote: a few KiB. A bigger one, or one that is not a regular
+// file (a symlink out, a FIFO that never ends, /dev/zero), is skipped, not read.
+const MAX_IGNORE_FILE_BYTES = 1024 * 1024;
 
 // A .gitignore's rules and the folder (relative to the root, "" for the root) they apply below.
 interface IgnoreFile {
@@ -28,10 +33,50 @@ interface IgnoreFile {
   rules: Ignore;
 }
 
-// The .gitignore in `dir`, if there is one.
-async function gitignoreOf(dir: string, base: string): Promise<IgnoreFile | undefined> {
-  const text = await readFile(path.join(dir, ".gitignore"), "utf8").catch(() => undefined);
+// The .gitignore in `dir`, if there is one, read through the same boundary as every file a tool
+// reads. `rel` names the folder relative to the root; a skipped file is noted.
+async function gitignoreOf(
+  root: string,
+  dir: string,
+  base: string,
+  notes: string[],
+): Promise<IgnoreFile | undefined> {
+  const text = await ignoreFileText(root, path.join(dir, ".gitignore"), base, notes);
   return text === undefined ? undefined : { base, rules: ignore().add(text) };
+}
+
+// The text of one ignore file, or undefined when there is none or it is skipped (with a note).
+async function ignoreFileText(
+  root: string,
+  file: string,
+  base: string,
+  notes: string[],
+): Promise<string | undefined> {
+  const name = base === "" ? path.basename(file) : `${base}/${path.basename(file)}`;
+  const skip = (why: string) => {
+    notes.push(`skipped ${name}: ${why}`);
+    return undefined;
+  };
+  let opened: Awaited<ReturnType<typeof openInside>>;
+  try {
+    opened = await openInside(root, file, name);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || (error instanceof ToolError && error.message.startsWith("no such"))) {
+      return undefined;
+    }
+    return skip(error instanceof ToolError ? error.message.replace(`: ${name}`, "") : String(code));
+  }
+  const { handle, info } = opened;
+  try {
+    if (!info.isFile()) return skip("not a regular file");
+    if (info.size > MAX_IGNORE_FILE_BYTES) return skip(`over ${MAX_IGNORE_FILE_BYTES} bytes`);
+    const bytes = await readOpened(handle, MAX_IGNORE_FILE_BYTES).catch(() => undefined);
+    if (bytes === undefined) return skip(`over ${MAX_IGNORE_FILE_BYTES} bytes`);
+    return new TextDecoder().decode(bytes);
+  } finally {
+    await handle.close();
+  }
 }
 
 // Whether the rules stacked so far ignore `rel` (relative to the root): the deepest .gitignore
@@ -55,17 +100,19 @@ export async function walk(
   options: WalkOptions = {},
 ): Promise<WalkEntry[]> {
   const maxDepth = options.maxDepth ?? Number.POSITIVE_INFINITY;
+  const notes = options.notes ?? [];
   const startRel = path.relative(root, start).split(path.sep).join("/");
   const above: IgnoreFile[] = [];
   const parts = startRel === "" ? [] : startRel.split("/");
   for (let index = 0; index <= parts.length; index++) {
     const base = parts.slice(0, index).join("/");
-    const found = await gitignoreOf(path.join(root, ...parts.slice(0, index)), base);
+    const found = await gitignoreOf(root, path.join(root, ...parts.slice(0, index)), base, notes);
     if (found !== undefined) above.push(found);
   }
   const entries: WalkEntry[] = [];
   const visit = async (dir: string, depth: number, stack: IgnoreFile[]): Promise<void> => {
-    const found = await readdir(dir, { withFileTypes: true }).catch(() => []);
+    // Read from the folder that was checked: a folder swapped for a symlink out is not listed.
+    const found = await readdirInside(root, dir, dir).catch(() => []);
     found.sort((a, b) => byteOrder(a.name, b.name));
     for (const dirent of found) {
       const absolute = path.join(dir, dirent.name);
@@ -79,7 +126,7 @@ export async function walk(
       } else if (isDir) {
         entries.push({ ...entry, kind: "dir" });
         if (depth < maxDepth) {
-          const nested = await gitignoreOf(absolute, rel);
+          const nested = await gitignoreOf(root, absolute, rel, notes);
           await visit(absolute, depth + 1, nested === undefined ? stack : [...stack, nested]);
         }
       } else if (dirent.isSymbolicLink()) {

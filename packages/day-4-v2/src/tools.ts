@@ -1,16 +1,20 @@
 // Tools the model may ask for, and the registry that runs them by name.
-import { readdir, readFile, stat } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import picomatch from "picomatch";
 import type { Ui } from "./diff-ui.ts";
 import {
   fsError,
+  openInside,
   type ReadState,
+  readdirInside,
+  readOpened,
   resolveInside,
   SKIP_DIRS,
   shown,
   sniffText,
   truncate,
 } from "./fs-safety.ts";
+import { MAX_PATTERN_CHARS, Matcher } from "./matcher.ts";
 import type { ToolCall, ToolResult } from "./model.ts";
 import { createSearchProvider, type SearchHit } from "./search.ts";
 import { type WalkEntry, walk } from "./walk.ts";
@@ -87,12 +91,22 @@ export async function readTextFile(
   const limit = positive(args.limit, "limit") ?? DEFAULT_LINES;
   const file = resolveInside(ctx.cwd, input);
   const name = shown(ctx.cwd, file);
-  const info = await stat(file).catch((error) => Promise.reject(fsError(error, name)));
-  if (!info.isFile()) throw new ToolError(`not a file: ${name}`);
-  if (info.size > MAX_READ_BYTES) {
-    throw new ToolError(`file too large: ${info.size} bytes (limit ${MAX_READ_BYTES}); use grep`);
+  // Opened, then checked: what is read is what was checked (fs-safety.ts).
+  const { handle, info } = await openInside(ctx.cwd, file, name);
+  let bytes: Buffer | undefined;
+  try {
+    if (!info.isFile()) throw new ToolError(`not a file: ${name}`);
+    if (info.size > MAX_READ_BYTES) {
+      throw new ToolError(`file too large: ${info.size} bytes (limit ${MAX_READ_BYTES}); use grep`);
+    }
+    bytes = await readOpened(handle, MAX_READ_BYTES).catch((error) =>
+      Promise.reject(fsError(error, name)),
+    );
+  } finally {
+    await handle.close();
   }
-  const bytes = await readFile(file).catch((error) => Promise.reject(fsError(error, name)));
+  if (bytes === undefined)
+    throw new ToolError(`file too large: over ${MAX_READ_BYTES} bytes; use grep`);
   if (!sniffText(bytes)) throw new ToolError(`binary file: ${name}`);
   ctx.readState.record(file, bytes);
   // Invalid UTF-8 becomes U+FFFD; a BOM is dropped.
@@ -148,11 +162,7 @@ const MAX_LIST_ENTRIES = 500;
 export async function listFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
   const dir = resolveInside(ctx.cwd, args.path === undefined ? "." : String(args.path));
   const name = shown(ctx.cwd, dir);
-  const info = await stat(dir).catch((error) => Promise.reject(fsError(error, name)));
-  if (!info.isDirectory()) throw new ToolError(`not a directory: ${name}`);
-  const entries = await readdir(dir, { withFileTypes: true }).catch((error) =>
-    Promise.reject(fsError(error, name)),
-  );
+  const entries = await readdirInside(ctx.cwd, dir, name);
   const skipped: string[] = [];
   const dirs: string[] = [];
   const files: string[] = [];
@@ -190,9 +200,41 @@ async function searchStart(
 const MAX_GLOB_MATCHES = 200;
 
 // A glob as the model means it: dot files match, and a pattern without a slash matches a name at
-// any depth. picomatch's basename option is given only then: with it, `src/a*.ts` matches nothing.
-function globMatcher(pattern: string): (rel: string) => boolean {
-  return picomatch(pattern, { dot: true, basename: !pattern.includes("/") });
+// any depth (picomatch's basename option, given only then: with it, `src/a*.ts` matches nothing).
+// picomatch makes the expression here; the worker runs it (matcher.ts), and a pattern that
+// backtracks for ever is stopped there.
+async function globMatcher(pattern: string, ctx: ToolContext): Promise<Matcher> {
+  if (pattern.length > MAX_PATTERN_CHARS) {
+    throw new ToolError(
+      `glob pattern too long: ${pattern.length} chars (limit ${MAX_PATTERN_CHARS})`,
+    );
+  }
+  const basename = !pattern.includes("/");
+  let regex: RegExp;
+  try {
+    regex = picomatch.makeRe(pattern, { dot: true, basename });
+  } catch (error) {
+    throw new ToolError(`invalid glob: ${(error as Error).message}`);
+  }
+  return Matcher.start({
+    source: regex.source,
+    flags: regex.flags,
+    what: "glob",
+    basename,
+    exact: pattern,
+    signal: ctx.signal,
+  });
+}
+
+// The entries whose path below the start (`rel`) the glob matches, in their order.
+async function globbed(entries: WalkEntry[], pattern: string, ctx: ToolContext) {
+  const matcher = await globMatcher(pattern, ctx);
+  try {
+    const hits = await matcher.paths(entries.map((entry) => entry.rel));
+    return hits.map((index) => entries[index] as WalkEntry);
+  } finally {
+    await matcher.close();
+  }
 }
 
 // Files whose path below `path` matches the pattern. A pattern without a slash matches a file's
@@ -201,15 +243,23 @@ function globMatcher(pattern: string): (rel: string) => boolean {
 export async function globFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
   const { root, start, name, isFile } = await searchStart(args, ctx);
   if (isFile) throw new ToolError(`not a directory: ${name}`);
-  const matches = globMatcher(String(args.pattern));
-  const found = (await walk(root, start))
-    .filter((entry) => entry.kind !== "dir" && entry.kind !== "skipped" && matches(entry.rel))
+  const notes: string[] = [];
+  const files = (await walk(root, start, { notes })).filter(
+    (entry) => entry.kind !== "dir" && entry.kind !== "skipped",
+  );
+  const found = (await globbed(files, String(args.pattern), ctx))
     .map((entry) => entry.path)
     .sort(byteOrder);
-  if (found.length === 0) return "(no matches)";
-  if (found.length <= MAX_GLOB_MATCHES) return found.join("\n");
+  if (found.length === 0) return withNotes("(no matches)", notes);
+  if (found.length <= MAX_GLOB_MATCHES) return withNotes(found.join("\n"), notes);
   const cut = `[${MAX_GLOB_MATCHES} of ${found.length} matches; narrow the pattern]`;
-  return `${found.slice(0, MAX_GLOB_MATCHES).join("\n")}\n${cut}`;
+  return withNotes(`${found.slice(0, MAX_GLOB_MATCHES).join("\n")}\n${cut}`, notes);
+}
+
+// An answer and, after it, the ignore files the walk skipped, so the model knows why a file it
+// expected to be ignored was not.
+function withNotes(answer: string, notes: string[]): string {
+  return notes.length === 0 ? answer : `${answer}\n${notes.map((note) => `(${note})`).join("\n")}`;
 }
 
 // grep's limits: files it reads, lines it returns, characters of one line and of them all.
@@ -219,54 +269,69 @@ const MAX_GREP_CHARS = 8000;
 const MAX_GREP_LINE_CHARS = 500;
 
 // The file a search may read: a real file inside the working directory (a symlink only when it
-// leads to one), text, at most 1 MiB. Undefined for anything else: grep skips it in silence.
+// leads to one), text, at most 1 MiB, opened and then checked like read_file's. Undefined for
+// anything else: grep skips it in silence.
 async function searchableText(entry: WalkEntry, ctx: ToolContext): Promise<string | undefined> {
   let file = entry.absolute;
-  if (entry.kind === "link") {
+  try {
+    if (entry.kind === "link") file = resolveInside(ctx.cwd, entry.absolute);
+    const { handle, info } = await openInside(ctx.cwd, file, entry.path);
     try {
-      file = resolveInside(ctx.cwd, entry.absolute);
-    } catch {
-      return undefined;
+      if (!info.isFile() || info.size > MAX_GREP_FILE_BYTES) return undefined;
+      const bytes = await readOpened(handle, MAX_GREP_FILE_BYTES);
+      if (bytes === undefined || !sniffText(bytes)) return undefined;
+      return new TextDecoder().decode(bytes);
+    } finally {
+      await handle.close();
     }
+  } catch {
+    return undefined;
   }
-  const info = await stat(file).catch(() => undefined);
-  if (info === undefined || !info.isFile() || info.size > MAX_GREP_FILE_BYTES) return undefined;
-  const bytes = await readFile(file).catch(() => undefined);
-  if (bytes === undefined || !sniffText(bytes)) return undefined;
-  return new TextDecoder().decode(bytes);
 }
 
 // Lines that match a JavaScript regular expression, as `src/a.ts:12:text`, in the walk's order.
-// The flags are `i` or none, never `g`: a global RegExp's test() remembers where it stopped.
+// The flags are `i` or none, never `g`: a global RegExp's test() remembers where it stopped. The
+// expression runs on a worker with a time limit (matcher.ts): a pattern can be slow, never stuck.
 export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
-  let regex: RegExp;
+  const matcher = await Matcher.start({
+    source: String(args.pattern),
+    flags: args.ignore_case === true ? "i" : "",
+    what: "regex",
+    signal: ctx.signal,
+  });
   try {
-    regex = new RegExp(String(args.pattern), args.ignore_case === true ? "i" : "");
-  } catch (error) {
-    throw new ToolError(`invalid regex: ${(error as Error).message}`);
+    return await grepWith(matcher, args, ctx);
+  } finally {
+    await matcher.close();
   }
-  const only = args.glob === undefined ? undefined : globMatcher(String(args.glob));
+}
+
+async function grepWith(
+  matcher: Matcher,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+): Promise<string> {
   const { root, start, name, isFile } = await searchStart(args, ctx);
-  const entries: WalkEntry[] = isFile
+  const notes: string[] = [];
+  let entries: WalkEntry[] = isFile
     ? [{ path: name, rel: name.split("/").at(-1) ?? name, absolute: start, kind: "file", depth: 0 }]
-    : await walk(root, start);
+    : await walk(root, start, { notes });
+  entries = entries.filter((entry) => entry.kind === "file" || entry.kind === "link");
+  if (args.glob !== undefined) entries = await globbed(entries, String(args.glob), ctx);
   const lines: string[] = [];
   let chars = 0;
   let total = 0;
   for (const entry of entries) {
-    if (entry.kind !== "file" && entry.kind !== "link") continue;
-    if (only !== undefined && !only(entry.rel)) continue;
     if (ctx.signal.aborted) break;
     const text = await searchableText(entry, ctx);
     if (text === undefined) continue;
     const fileLines = text.split("\n");
-    for (let index = 0; index < fileLines.length; index++) {
-      const line = (fileLines[index] ?? "").replace(/\r$/, "");
-      if (!regex.test(line)) continue;
+    for (const number of await matcher.lines(text)) {
+      const line = (fileLines[number - 1] ?? "").replace(/\r$/, "");
       total++;
       const cut =
         line.length > MAX_GREP_LINE_CHARS ? `${truncate(line, MAX_GREP_LINE_CHARS)}…` : line;
-      const shownLine = `${entry.path}:${index + 1}:${cut}`;
+      const shownLine = `${entry.path}:${number}:${cut}`;
       const cost = shownLine.length + (lines.length > 0 ? 1 : 0);
       if (
         lines.length < MAX_GREP_LINES &&
@@ -278,9 +343,12 @@ export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext)
       }
     }
   }
-  if (total === 0) return "(no matches)";
-  if (lines.length === total) return lines.join("\n");
-  return `${lines.join("\n")}\n[${lines.length} of ${total} matching lines shown; narrow the pattern, path or glob]`;
+  if (total === 0) return withNotes("(no matches)", notes);
+  if (lines.length === total) return withNotes(lines.join("\n"), notes);
+  return withNotes(
+    `${lines.join("\n")}\n[${lines.length} of ${total} matching lines shown; narrow the pattern, path or glob]`,
+    notes,
+  );
 }
 
 const MAX_TREE_ENTRIES = 200;
@@ -298,7 +366,8 @@ export async function projectTree(
   const { root, start, name, isFile } = await searchStart(args, ctx);
   if (isFile) throw new ToolError(`not a directory: ${name}`);
   const children = new Map<string, WalkEntry[]>();
-  for (const entry of await walk(root, start, { maxDepth: depth as number })) {
+  const notes: string[] = [];
+  for (const entry of await walk(root, start, { maxDepth: depth as number, notes })) {
     const parent = entry.rel.includes("/") ? entry.rel.slice(0, entry.rel.lastIndexOf("/")) : "";
     children.set(parent, [...(children.get(parent) ?? []), entry]);
   }
@@ -317,10 +386,10 @@ export async function projectTree(
     }
   };
   render("", "");
-  if (lines.length === 0) return "(empty)";
-  if (lines.length <= MAX_TREE_ENTRIES) return lines.join("\n");
+  if (lines.length === 0) return withNotes("(empty)", notes);
+  if (lines.length <= MAX_TREE_ENTRIES) return withNotes(lines.join("\n"), notes);
   const cut = `[tree cut at ${MAX_TREE_ENTRIES} entries; lower max_depth or give a path]`;
-  return `${lines.slice(0, MAX_TREE_ENTRIES).join("\n")}\n${cut}`;
+  return withNotes(`${lines.slice(0, MAX_TREE_ENTRIES).join("\n")}\n${cut}`, notes);
 }
 
 // web_search's limits: how many hits the model may ask for, and how much of each snippet it sees.

@@ -1,7 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, expect, test } from "vitest";
+import { startSwapper } from "@agent-code/test-kit";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { NO_UI } from "../src/diff-ui.ts";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools.ts";
@@ -143,4 +145,148 @@ test("every search path goes through the boundary", async () => {
       isError: true,
     });
   }
+});
+
+// A pattern from the model runs on a worker with a time limit: a catastrophic one ends as a
+// refusal, and a stop ends it at once. The limit is made short through the environment.
+describe("patterns that could run for ever", () => {
+  const slow = { pattern: "^(.*.*)*z$" };
+  const limit = (ms: string) => {
+    const before = process.env.AGENT_CODE_MATCH_TIMEOUT_MS;
+    process.env.AGENT_CODE_MATCH_TIMEOUT_MS = ms;
+    return () => {
+      if (before === undefined) delete process.env.AGENT_CODE_MATCH_TIMEOUT_MS;
+      else process.env.AGENT_CODE_MATCH_TIMEOUT_MS = before;
+    };
+  };
+  beforeAll(() => put("work/slow/line.txt", `${"a".repeat(5000)}\n`));
+
+  test("a regex that backtracks for ever is stopped at the time limit, and grep still works after", async () => {
+    const restore = limit("300");
+    try {
+      expect(await call("grep", { ...slow, path: "slow" })).toEqual({
+        text: "regex took longer than 300 ms and was stopped; simplify the pattern",
+        isError: true,
+      });
+    } finally {
+      restore();
+    }
+    expect((await call("grep", { pattern: "const needle" })).text).toBe("a.ts:2:const needle = 1");
+  });
+
+  test("a stop (Ctrl-C in a REPL) ends a running match at once, long before the time limit", async () => {
+    const restore = limit("600000");
+    const stop = new AbortController();
+    const ctx = { ...context(), signal: stop.signal };
+    try {
+      const running = defaultTools().run(
+        { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow" } },
+        ctx,
+      );
+      setTimeout(() => stop.abort(), 100);
+      expect(await running).toMatchObject({ content: "regex was stopped", isError: true });
+    } finally {
+      restore();
+    }
+  });
+
+  test("a glob whose expression backtracks for ever is stopped too", async () => {
+    put("work/slow/name.txt", "");
+    const restore = limit("300");
+    try {
+      const pattern = `${"*?".repeat(60)}#`;
+      put(`work/slow/${"a".repeat(200)}`, "");
+      expect(await call("glob", { pattern, path: "slow" })).toEqual({
+        text: "glob took longer than 300 ms and was stopped; simplify the pattern",
+        isError: true,
+      });
+    } finally {
+      restore();
+    }
+  });
+
+  test.each([
+    [
+      "grep",
+      { pattern: `${"(".repeat(20_000)}a${")".repeat(20_000)}` },
+      "regex pattern too long: 40001 chars (limit 1000)",
+    ],
+    ["glob", { pattern: "*".repeat(70_000) }, "glob pattern too long: 70000 chars (limit 1000)"],
+    [
+      "grep",
+      { pattern: "a", glob: "x".repeat(1001) },
+      "glob pattern too long: 1001 chars (limit 1000)",
+    ],
+  ])("%s with a huge pattern is a one-line refusal", async (name, args, text) => {
+    expect(await call(name, args)).toEqual({ text, isError: true });
+  });
+});
+
+// Ignore files are read through the same boundary as every file: a regular file inside, at most
+// 1 MiB. Anything else is skipped, and the answer says so.
+describe.skipIf(process.platform === "win32")("ignore files a hostile folder plants", () => {
+  test("a .gitignore that links out, a FIFO one and a huge one are skipped with a note", async () => {
+    put("ignores/outside-rules", "*.ts\n");
+    put("work/ign/link/a.ts");
+    symlinkSync(
+      path.join(base, "ignores", "outside-rules"),
+      path.join(work, "ign/link/.gitignore"),
+    );
+    put("work/ign/fifo/a.ts");
+    execFileSync("mkfifo", [path.join(work, "ign/fifo/.gitignore")]);
+    put("work/ign/huge/a.ts");
+    put("work/ign/huge/.gitignore", `*.ts\n${"#".repeat(1024 * 1024)}\n`);
+    expect((await call("glob", { pattern: "*.ts", path: "ign" })).text).toBe(
+      [
+        "ign/fifo/a.ts",
+        "ign/huge/a.ts",
+        "ign/link/a.ts",
+        "(skipped ign/fifo/.gitignore: not a regular file)",
+        "(skipped ign/huge/.gitignore: over 1048576 bytes)",
+        "(skipped ign/link/.gitignore: symlink not followed)",
+      ].join("\n"),
+    );
+    expect((await call("project_tree", { path: "ign" })).text).toContain(
+      "(skipped ign/fifo/.gitignore: not a regular file)",
+    );
+    expect((await call("grep", { pattern: "zzz", path: "ign" })).text).toContain(
+      "(no matches)\n(skipped ign/fifo/.gitignore",
+    );
+  });
+});
+
+// Check, then use, for the walk and grep: a folder swapped with a symlink out while the tool runs
+// 1,000 times is never listed, and a file swapped so is never searched.
+describe.skipIf(process.platform === "win32")("a name swapped while a search runs", () => {
+  put("race-outside/in.txt", "needle outside\n");
+  put("race-outside/outside-name.txt", "");
+  const TRIES = 1000;
+
+  async function answers(name: string, args: Record<string, unknown>): Promise<Set<string>> {
+    const seen = new Set<string>();
+    for (let index = 0; index < TRIES; index++) seen.add((await call(name, args)).text);
+    return seen;
+  }
+
+  test("project_tree never shows the outside folder", async () => {
+    const swapper = await startSwapper(path.join(work, "raced"), [
+      { kind: "dir", files: { "in.txt": "needle inside\n" } },
+      { kind: "link", to: path.join(base, "race-outside") },
+    ]);
+    const seen = await answers("project_tree", { path: "raced" }).finally(() => swapper.stop());
+    expect(seen).toContain("in.txt");
+    expect([...seen].filter((answer) => answer.includes("outside-name"))).toEqual([]);
+  });
+
+  test("grep never reads the outside file", async () => {
+    const swapper = await startSwapper(path.join(work, "raced-file.txt"), [
+      { kind: "file", text: "needle inside\n" },
+      { kind: "link", to: path.join(base, "race-outside", "in.txt") },
+    ]);
+    const seen = await answers("grep", { pattern: "needle", path: "raced-file.txt" }).finally(() =>
+      swapper.stop(),
+    );
+    expect(seen).toContain("raced-file.txt:1:needle inside");
+    expect([...seen].filter((answer) => answer.includes("outside"))).toEqual([]);
+  });
 });

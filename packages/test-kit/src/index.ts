@@ -83,6 +83,7 @@ export {
   type StepResult,
 } from "./server-steps.ts";
 export { signThinking, verifyThinking } from "./signature.ts";
+export { type Swapper, type SwapSource, startSwapper } from "./swapper.ts";
 export { parseArguments, parsePythonLiteral, parseTrace, type TraceEntry } from "./trace.ts";
 export { type ValidateOptions, type Violation, validateRequest } from "./validator.ts";
 export {
