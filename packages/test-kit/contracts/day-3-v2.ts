@@ -274,6 +274,28 @@ export const day3v2: Contract = {
         ),
       ],
     }),
+    {
+      ...searchScenario({
+        id: "ctrl-c-during-grep",
+        title: "Ctrl-C while grep runs a pattern that backtracks for ever ends the run at once",
+        level: "conformance",
+        prompt: "Search for the slow pattern",
+        steps: [...oneCall("grep", { pattern: "^(.*.*)*z$", path: "slow.txt" })],
+        files: { "work/slow.txt": `${"a".repeat(5000)}\n` },
+        judgements: [
+          exitCode(REGEX, 130, "Ctrl-C during a tool is Ctrl-C: exit code 130"),
+          judge(
+            REGEX,
+            "the run should end at the Ctrl-C, not ask the model again: a match the main thread runs cannot be interrupted (run it on a worker)",
+            (o) => o.requests.length === 1,
+          ),
+        ],
+      }),
+      // A second after the model's answer arrives: grep is running by then on any machine that
+      // is not very busy; if it is not, the Ctrl-C comes first and the scenario still holds.
+      interrupt: { afterRequests: 1, afterMs: 1000 },
+      env: { AGENT_CODE_MATCH_TIMEOUT_MS: "600000" },
+    },
     searchScenario({
       id: "tree-text",
       title: "project_tree: two spaces a level, folders first, skipped folders shown",

@@ -111,8 +111,10 @@ export interface Scenario {
   // CLI reads from the directory it was started in (a .env file); "work" in the work folder. The
   // command is made to start from there: see commandFrom.
   startIn?: "project" | "scenario" | "work";
-  // Ctrl-C: SIGINT to the command's process group once the server has this many requests.
-  interrupt?: { afterRequests: number };
+  // Ctrl-C: SIGINT to the command's process group once the server has this many requests, and
+  // `afterMs` later when given (for a tool that runs after the answer: a busy machine may start
+  // it late, so a scenario must hold whether the Ctrl-C comes before the tool or during it).
+  interrupt?: { afterRequests: number; afterMs?: number };
   judgements: Judgement[];
 }
 
@@ -319,7 +321,13 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       signal: options.signal,
       env,
       ...(options.inheritEnv === undefined ? {} : { inherit: options.inheritEnv }),
-      ...(after === undefined ? {} : { interrupt: untilRequests(server, after, finished.signal) }),
+      ...(after === undefined
+        ? {}
+        : {
+            interrupt: untilRequests(server, after, finished.signal).then(() =>
+              sleep(scenario.interrupt?.afterMs ?? 0),
+            ),
+          }),
     });
     const observed: Observed = {
       trace: run.trace,
