@@ -820,13 +820,15 @@ const DAY_3_V2_EDITS: [string, string][] = [
 ];
 
 // Day 3 v2's notes: nested .gitignore files (the origin reads the root one only), this course's
-// caps, markers, regex text and tree layout, the tree's `path`; then Day 3 v1's, whose unknown-tool
-// text this stage's replaces.
+// caps, markers, regex text and tree layout, the tree's `path`, Ctrl-C during a match (Python's
+// KeyboardInterrupt, not exit code 130); then Day 3 v1's, whose unknown-tool text this stage's
+// replaces.
 const DAY_3_V2_NOTES = [
   "glob-nested-gitignore",
   "glob-cap",
   "grep-invalid-regex-text",
   "grep-long-line",
+  "ctrl-c-during-grep",
   "tree-text",
   "tree-cap",
   "unknown-tool-text",
