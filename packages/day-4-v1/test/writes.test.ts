@@ -1,5 +1,6 @@
 // file_write through the registry, with a scripted person: what is checked before anything is
 // shown, what is shown, what a yes and a no leave on disk, and how the write itself behaves.
+import { spawn } from "node:child_process";
 import {
   chmodSync,
   mkdirSync,
@@ -7,6 +8,7 @@ import {
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   statSync,
   symlinkSync,
@@ -14,17 +16,55 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeEach, expect, test } from "vitest";
+import { afterAll, beforeEach, expect, test, vi } from "vitest";
 import type { Ui } from "../src/diff-ui.ts";
 import { ReadState } from "../src/fs-safety.ts";
-import { defaultTools, type ToolContext } from "../src/tools.ts";
+import { defaultTools, type ToolContext, ToolError } from "../src/tools.ts";
 import { writeAtomic } from "../src/writes.ts";
+
+// The file system as the code under test sees it: the real one, except that a test may record the
+// files opened, run a step when a file is created (`wx`) or make a call fail with an errno code,
+// as a full disk or a read-only mount would.
+const seam = vi.hoisted(() => ({
+  opened: [] as { file: string; flags: unknown; mode: unknown }[],
+  onCreate: undefined as (() => void) | undefined,
+  failing: new Map<"create" | "rename", string>(),
+}));
+
+vi.mock("node:fs/promises", async (importOriginal) => {
+  const real = await importOriginal<typeof import("node:fs/promises")>();
+  const fail = (call: "create" | "rename") => {
+    const code = seam.failing.get(call);
+    if (code !== undefined) {
+      throw Object.assign(new Error(`${code}: injected`), { code, errno: -1, syscall: call });
+    }
+  };
+  return {
+    ...real,
+    open: async (...args: Parameters<typeof real.open>) => {
+      const [file, flags, mode] = args;
+      seam.opened.push({ file: String(file), flags, mode });
+      if (flags === "wx") {
+        seam.onCreate?.();
+        fail("create");
+      }
+      return real.open(...args);
+    },
+    rename: async (...args: Parameters<typeof real.rename>) => {
+      fail("rename");
+      return real.rename(...args);
+    },
+  };
+});
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-code-writes-")));
 const work = path.join(base, "work");
 afterAll(() => rmSync(base, { recursive: true, force: true }));
 
 beforeEach(() => {
+  seam.opened.length = 0;
+  seam.onCreate = undefined;
+  seam.failing.clear();
   rmSync(base, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   writeFileSync(path.join(base, "secret.txt"), "outside\n");
@@ -231,3 +271,181 @@ test("writeAtomic replaces the file in one step: an open reader keeps the old by
   if (process.platform !== "win32") expect(buffer.subarray(0, length).toString()).toBe("alpha\n");
   expect(read("a.txt")).toBe("new\n");
 });
+
+const temporaries = (folder: string) => readdirSync(folder).filter((name) => name.endsWith(".tmp"));
+
+test("writeAtomic creates its temporary file with wx, private, under a name no one can guess", async () => {
+  const file = path.join(work, "a.txt");
+  chmodSync(file, 0o640);
+  await writeAtomic(file, Buffer.from("one\n"), "a.txt");
+  await writeAtomic(file, Buffer.from("two\n"), "a.txt");
+  const created = seam.opened.filter(({ flags }) => flags === "wx");
+  expect(created).toHaveLength(2);
+  const names = created.map(({ file }) => path.basename(file));
+  for (const name of names) expect(name).toMatch(/^\.a\.txt\.[0-9a-f]{12}\.tmp$/);
+  expect(names[0]).not.toBe(names[1]);
+  expect(created.map(({ mode }) => mode)).toEqual([0o600, 0o600]);
+  if (process.platform !== "win32") expect(statSync(file).mode & 0o777).toBe(0o640);
+  expect(read("a.txt")).toBe("two\n");
+  expect(temporaries(work)).toEqual([]);
+});
+
+test.each([
+  ["rename", "ENOSPC", "no space left on the device: sub/a.txt"],
+  ["rename", "EROFS", "read-only file system: sub/a.txt"],
+  ["rename", "EDQUOT", "disk quota exceeded: sub/a.txt"],
+  ["rename", "EIO", "could not write sub/a.txt: EIO"],
+  ["create", "ENOSPC", "no space left on the device: sub/a.txt"],
+  ["create", "EACCES", "permission denied: sub/a.txt"],
+] as const)(
+  "a write whose %s fails with %s is a one-line refusal and leaves no temporary file",
+  async (step, code, text) => {
+    mkdirSync(path.join(work, "sub"));
+    seam.failing.set(step, code);
+    const ui = person(true);
+    expect(
+      await call("file_write", { file_path: "sub/a.txt", content: "x\n" }, context(ui)),
+    ).toEqual({ text, isError: true });
+    expect(readdirSync(path.join(work, "sub"))).toEqual([]);
+  },
+);
+
+test("writeAtomic's refusals by the file system name the relative path on one line", async () => {
+  const long = "x".repeat(300);
+  const cases: [string, string][] = [
+    [long, `path too long: ${long}`],
+    ["a.txt/b.txt", "not a directory: a.txt/b.txt"],
+  ];
+  if (process.platform !== "win32" && process.getuid?.() !== 0) {
+    mkdirSync(path.join(work, "ro"), 0o555);
+    cases.push(["ro/a.txt", "permission denied: ro/a.txt"]);
+  }
+  for (const [name, text] of cases) {
+    const error = await writeAtomic(path.join(work, name), Buffer.from("x"), name).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(ToolError);
+    expect((error as ToolError).message).toBe(text);
+  }
+  expect(readdirSync(work).sort()).toEqual(
+    process.platform !== "win32" && process.getuid?.() !== 0 ? ["a.txt", "ro"] : ["a.txt"],
+  );
+});
+
+test.skipIf(process.platform === "win32")(
+  "a folder swapped for a symlink while the bytes are written: refused, nothing lands outside",
+  async () => {
+    mkdirSync(path.join(work, "sub"));
+    mkdirSync(path.join(base, "outside"));
+    seam.onCreate = () => {
+      renameSync(path.join(work, "sub"), path.join(work, "sub-aside"));
+      symlinkSync(path.join(base, "outside"), path.join(work, "sub"));
+    };
+    const error = await writeAtomic(
+      path.join(work, "sub", "a.txt"),
+      Buffer.from("x\n"),
+      "sub/a.txt",
+    ).catch((caught: unknown) => caught);
+    expect((error as ToolError).message).toBe("folder changed while writing: sub/a.txt");
+    expect(readdirSync(path.join(base, "outside"))).toEqual([]);
+    expect(readdirSync(path.join(work, "sub-aside"))).toEqual([]);
+  },
+);
+
+// Another process swaps `sub` between the real folder and a symlink to a folder outside, as fast
+// as it can, until the stop file appears; it says `ready` once it runs.
+const SWAPPER = `
+const fs = require("node:fs");
+const [sub, aside, outside, stop] = process.argv.slice(1);
+process.stdout.write("ready\\n");
+while (!fs.existsSync(stop)) {
+  try { fs.renameSync(sub, aside); } catch {}
+  try { fs.symlinkSync(outside, sub); } catch {}
+  // The symlink, or a folder the writer made while the name was free.
+  try { fs.unlinkSync(sub); } catch {
+    try { fs.rmSync(sub, { recursive: true, force: true }); } catch {}
+  }
+  try { fs.renameSync(aside, sub); } catch {}
+}
+`;
+
+// Linux only: there the folder is held open while it is written in. Elsewhere the check of its real
+// path before the rename narrows the window but cannot close it (SECURITY.md).
+test.skipIf(process.platform !== "linux")(
+  "writeAtomic racing a folder swapped for a symlink: nothing is ever written outside",
+  { timeout: 30_000 },
+  async () => {
+    const sub = path.join(work, "sub");
+    const outside = path.join(base, "outside");
+    const stop = path.join(base, "stop");
+    mkdirSync(sub);
+    mkdirSync(outside);
+    const swapper = spawn(
+      process.execPath,
+      ["-e", SWAPPER, sub, path.join(work, "aside"), outside, stop],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    );
+    const exited = new Promise((resolve) => swapper.on("exit", (code) => resolve(code)));
+    await new Promise((resolve) => swapper.stdout.once("data", resolve));
+    let refused = 0;
+    try {
+      for (let n = 0; n < 1000; n++) {
+        await writeAtomic(path.join(sub, "a.txt"), Buffer.from(`${n}\n`), "sub/a.txt").catch(
+          (error: unknown) => {
+            if (!(error instanceof ToolError)) throw error;
+            refused++;
+          },
+        );
+      }
+    } finally {
+      writeFileSync(stop, "");
+    }
+    // It ran to the end: the race lasted as long as the writes.
+    expect(await exited).toBe(0);
+    expect(readdirSync(outside)).toEqual([]);
+    // The swap did happen under the writes: some of them were refused.
+    expect(refused).toBeGreaterThan(0);
+    for (const folder of ["sub", "aside"]) {
+      const at = path.join(work, folder);
+      if (statSync(at, { throwIfNoEntry: false })?.isDirectory()) {
+        expect(temporaries(at)).toEqual([]);
+      }
+    }
+  },
+);
+
+test.each(["newdir/", "newdir/.", "newdir/x/..", "a.txt/"])(
+  "file_write %j names a folder, not a file: refused before anything",
+  async (file) => {
+    const ui = person(true);
+    expect(await call("file_write", { file_path: file, content: "x\n" }, context(ui))).toEqual({
+      text: `not a file path: ${file} (it must end in a file name)`,
+      isError: true,
+    });
+    expect(ui.questions).toEqual([]);
+    expect(readdirSync(work)).toEqual(["a.txt"]);
+    expect(read("a.txt")).toBe("alpha\n");
+  },
+);
+
+test.skipIf(process.platform === "win32")(
+  "control characters in a path show as escapes in the header, the diff and the question",
+  async () => {
+    const file = "x\u001b[2J\u202etxt.exe\u009b1m";
+    const ui = person(true);
+    await call("file_write", { file_path: file, content: "hi\n" }, context(ui));
+    const shownName = "x\\x1b[2J\\u202etxt.exe\\x9b1m";
+    expect(ui.lines.slice(0, 3)).toEqual([
+      `Diff for ${shownName}:`,
+      "--- /dev/null",
+      // The diff's own quoting, as git's: the name's UTF-8 bytes in octal.
+      '+++ "b/x\\033[2J\\342\\200\\256txt.exe\\302\\2331m"',
+    ]);
+    expect(ui.questions).toEqual([`Apply this change to ${shownName}?`]);
+    const raw = ["\u001b", "\u009b", "\u202e"];
+    for (const line of [...ui.lines, ...ui.questions]) {
+      expect(raw.filter((char) => line.includes(char))).toEqual([]);
+    }
+    expect(readFileSync(path.join(work, file), "utf8")).toBe("hi\n");
+  },
+);

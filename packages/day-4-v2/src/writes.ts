@@ -1,8 +1,10 @@
 // The tools that change files. Each checks first (the boundary, a read of the file as it is now),
 // shows the change, asks, and only after a yes writes, atomically. A failed check asks nothing.
-import { chmod, mkdir, readFile, rename, stat, unlink, writeFile } from "node:fs/promises";
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import { mkdir, open, readFile, realpath, rename, stat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { renderDiff } from "./diff-ui.ts";
+import { forTerminal, renderDiff } from "./diff-ui.ts";
 import { applyEdit, checkFresh, fsError, resolveInside, shown } from "./fs-safety.ts";
 import { type ToolContext, ToolError } from "./tools.ts";
 
@@ -29,26 +31,84 @@ function decoded(bytes: Buffer | undefined): string | undefined {
 
 // Written whole or not at all: the bytes go to a temporary file beside the target, which a rename
 // then puts in its place in one step, so no reader (and no crash) ever sees half a file. The old
-// file's mode is kept (a script stays executable); missing folders are made.
+// file's mode is kept (a script stays executable); missing folders are made. Every refusal of the
+// file system is a one-line ToolError naming the path, and leaves no temporary file behind.
 export async function writeAtomic(file: string, bytes: Uint8Array, name: string): Promise<void> {
   const folder = path.dirname(file);
   const mode = (await stat(file).catch(() => undefined))?.mode;
   await mkdir(folder, { recursive: true }).catch((error: NodeJS.ErrnoException) =>
     Promise.reject(
-      error.code === "EEXIST" ? new ToolError(`not a directory: ${name}`) : fsError(error, name),
+      error.code === "EEXIST" ? new ToolError(`not a directory: ${name}`) : writeError(error, name),
     ),
   );
-  const temporary = `${file}.${process.pid}.tmp`;
+  const pinned = await pinFolder(folder, name);
+  // A name no one can guess, opened with `wx`: nothing planted in the folder is ever opened or
+  // removed. The target's name is cut so that a long one still leaves room for the rest.
+  const random = randomBytes(6).toString("hex");
+  const temporary = path.join(pinned.at, `.${path.basename(file).slice(0, 64)}.${random}.tmp`);
+  let created = false;
   try {
-    // `wx` never opens what is already there, a symlink planted under the temporary name included.
-    await unlink(temporary).catch(() => undefined);
-    await writeFile(temporary, bytes, { flag: "wx" });
-    if (mode !== undefined) await chmod(temporary, mode & 0o7777);
-    await rename(temporary, file);
+    // Private until it has the old file's mode; a new file gets the usual one (the umask's).
+    const handle = await open(temporary, "wx", mode === undefined ? 0o666 : 0o600);
+    created = true;
+    try {
+      await handle.writeFile(bytes);
+      if (mode !== undefined) await handle.chmod(mode & 0o7777);
+    } finally {
+      await handle.close();
+    }
+    // The folder may have been swapped for a symlink meanwhile: it must still be the one checked.
+    if ((await realpath(pinned.at).catch(() => undefined)) !== folder) {
+      throw new ToolError(`folder changed while writing: ${name}`);
+    }
+    await rename(temporary, path.join(pinned.at, path.basename(file)));
   } catch (error) {
-    await unlink(temporary).catch(() => undefined);
-    throw fsError(error, name);
+    if (created) await unlink(temporary).catch(() => undefined);
+    throw writeError(error, name);
+  } finally {
+    await pinned.close();
   }
+}
+
+const FOLDER_FLAGS =
+  constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+// The folder to write in. On Linux it is held open and used through /proc/self/fd/N, which names
+// the folder that was opened whatever its name leads to later, so the temporary file and the rename
+// cannot be sent elsewhere by a swap. Elsewhere (no /proc) it is used by its name, and the check of
+// its real path before the rename is what stops a swap.
+async function pinFolder(
+  folder: string,
+  name: string,
+): Promise<{ at: string; close(): Promise<void> }> {
+  const byName = { at: folder, close: async () => {} };
+  if (process.platform !== "linux") return byName;
+  const handle = await open(folder, FOLDER_FLAGS).catch((error: NodeJS.ErrnoException) =>
+    Promise.reject(
+      error.code === "ELOOP"
+        ? new ToolError(`folder changed while writing: ${name}`)
+        : writeError(error, name),
+    ),
+  );
+  const at = `/proc/self/fd/${handle.fd}`;
+  const real = await realpath(at).catch(() => undefined);
+  if (real === folder) return { at, close: () => handle.close() };
+  await handle.close();
+  // Without /proc mounted, by name it is; with it, the folder opened is not the one checked.
+  if (real === undefined && (await stat("/proc/self/fd").catch(() => undefined)) === undefined) {
+    return byName;
+  }
+  throw new ToolError(`folder changed while writing: ${name}`);
+}
+
+// A write's failure as the model reads it: the file system's known refusals in words (fsError),
+// any other one by its code, so a full disk or a read-only mount is never a stack trace.
+function writeError(error: unknown, name: string): unknown {
+  const mapped = fsError(error, name);
+  const { code, errno } = (error ?? {}) as NodeJS.ErrnoException;
+  return mapped instanceof ToolError || typeof errno !== "number"
+    ? mapped
+    : new ToolError(`could not write ${name}: ${code}`);
 }
 
 // Check, show, ask, write. The checks run again after the answer: the person may take a minute,
@@ -62,11 +122,11 @@ async function changeFile(
   change: (bytes: Buffer | undefined) => string,
 ): Promise<void> {
   const name = shown(ctx.cwd, file);
-  ctx.ui.print(`Diff for ${name}:`);
+  ctx.ui.print(`Diff for ${forTerminal(name)}:`);
   for (const line of renderDiff(name, decoded(before), change(before), ctx.ui.colour)) {
     ctx.ui.print(line);
   }
-  if (!(await ctx.ui.confirm(`Apply this change to ${name}?`))) {
+  if (!(await ctx.ui.confirm(`Apply this change to ${forTerminal(name)}?`))) {
     throw new ToolError(`the user rejected this change; ${name} was not changed`);
   }
   const now = await currentBytes(file, name);
@@ -79,12 +139,22 @@ async function changeFile(
   ctx.readState.record(file, bytes);
 }
 
+// A path that ends in `/` (or `\` on Windows), `.` or `..` names a folder: written as a file,
+// `newdir/` would become a file called `newdir`.
+function checkFilePath(input: string): void {
+  const last = input.split(process.platform === "win32" ? /[\\/]/ : "/").at(-1);
+  if (last === "" || last === "." || last === "..") {
+    throw new ToolError(`not a file path: ${input} (it must end in a file name)`);
+  }
+}
+
 // file_write: the whole new content of a file. A new file needs no read; an existing one must
 // have been read in this run and be unchanged since.
 export async function fileWrite(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
   const input = String(args.file_path);
   const content = String(args.content);
   const file = resolveInside(ctx.cwd, input);
+  checkFilePath(input);
   const name = shown(ctx.cwd, file);
   const before = await currentBytes(file, name);
   checkFresh(ctx.readState, file, before, name);
@@ -147,6 +217,7 @@ function edited(
 export async function fileEdit(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
   const input = String(args.file_path);
   const file = resolveInside(ctx.cwd, input);
+  checkFilePath(input);
   const name = shown(ctx.cwd, file);
   const before = await currentBytes(file, name);
   if (before === undefined) throw new ToolError(`no such file or directory: ${name}`);

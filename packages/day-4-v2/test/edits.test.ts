@@ -204,3 +204,17 @@ test("a no leaves the file; a change during the question is kept, not edited", a
   );
   expect(text("a.txt")).toBe("one\ntwo\none\nmeanwhile\n");
 });
+
+test.each(["a.txt/", "a.txt/.", "sub/../a.txt/"])(
+  "file_edit %j names a folder, not a file: refused before anything",
+  async (file) => {
+    const ui = person(true);
+    const ctx = context(ui);
+    await call("read_file", { path: "a.txt" }, ctx);
+    expect(
+      await call("file_edit", { file_path: file, old_string: "two", new_string: "2" }, ctx),
+    ).toEqual({ text: `not a file path: ${file} (it must end in a file name)`, isError: true });
+    expect(ui.questions).toEqual([]);
+    expect(text("a.txt")).toBe("one\ntwo\none\n");
+  },
+);

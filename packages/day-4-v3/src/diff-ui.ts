@@ -52,7 +52,7 @@ export class Prompter implements Ui {
   }
 
   async confirm(question: string): Promise<boolean> {
-    this.#out.write(`${question} [y/N] `);
+    this.#out.write(`${forTerminal(question)} [y/N] `);
     const answer = await this.#input.next();
     // At the end of input the line is ended too, so the next trace line starts on its own.
     if (this.#echo || answer === undefined) this.#out.write(`${answer ?? ""}\n`);
@@ -65,6 +65,22 @@ export function wantsColour(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv)
   return stream.isTTY === true && (env.NO_COLOR ?? "") === "";
 }
 
+// C0 controls, DEL, C1 controls (U+009B alone starts an escape sequence on many terminals), and
+// the invisible marks that reorder text (U+202E shows `txt.exe` as `exe.txt`).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+// A path or other text for one line of the terminal: every control character shows as an escape
+// (`\x1b`, `\u202e`), so a file name cannot move the cursor, recolour or erase the diff above it.
+export function forTerminal(text: string): string {
+  return text.replace(CONTROLS, (char) => {
+    const code = char.charCodeAt(0);
+    return code <= 0xff
+      ? `\\x${code.toString(16).padStart(2, "0")}`
+      : `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
 const MAX_DIFF_LINES = 500;
 
 // The change from `before` (undefined: the file is new) to `after` as unified diff lines with three
@@ -75,6 +91,8 @@ export function renderDiff(
   after: string,
   colour: boolean,
 ): string[] {
+  // A name with a control character (or any byte outside printable ASCII) comes back in quotes,
+  // its bytes as octal escapes, as git writes it: `+++ "b/x\033[2J"`.
   const patch = createTwoFilesPatch(
     before === undefined ? "/dev/null" : `a/${name}`,
     `b/${name}`,
@@ -94,11 +112,10 @@ export function renderDiff(
 }
 
 // The diff is what the person trusts: a carriage return or an escape sequence in the new text must
-// not redraw the screen and hide a line, so control characters show as U+FFFD (tabs stay, and so
-// does the `\r` that ends a CRLF line).
+// not redraw the screen and hide a line, nor a bidi control show the line in another order, so
+// control characters show as U+FFFD (tabs stay, and so does the `\r` that ends a CRLF line).
 function visible(line: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
-  return line.replace(/\r$/, "").replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, "\ufffd");
+  return line.replace(/\r$/, "").replace(CONTROLS, (char) => (char === "\t" ? char : "\ufffd"));
 }
 
 // Headers bold, added lines green, removed red, hunk lines cyan; the first prefix that fits wins.

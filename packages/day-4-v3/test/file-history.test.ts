@@ -1,5 +1,6 @@
 // Backups: where they go, what they hold, how many stay, and that a failed one stops the write.
 import {
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -13,7 +14,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeEach, expect, test } from "vitest";
 import type { Ui } from "../src/diff-ui.ts";
-import { backup, inHistory, prune, stamp } from "../src/file-history.ts";
+import { agentOwned, backup, prune, stamp } from "../src/file-history.ts";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools.ts";
 
@@ -51,10 +52,12 @@ test.each([
   [".agent/history/a.txt/1", true],
   [".Agent/History/a.txt", true],
   [".agent/historyx", false],
-  [".agent/.gitignore", false],
+  [".agent/.gitignore", true],
+  [".Agent/.GitIgnore", true],
+  [".agent/.gitignore.bak", false],
   ["src/.agent/history/a", false],
-])("inHistory(%j) is %s", (rel, expected) => {
-  expect(inHistory(rel)).toBe(expected);
+])("agentOwned(%j) is %s", (rel, expected) => {
+  expect(agentOwned(rel)).toBe(expected);
 });
 
 test("an edit after a yes: one backup holding the old bytes, and a .gitignore for .agent", async () => {
@@ -115,6 +118,11 @@ test("tools cannot write into the history", async () => {
     (await call("file_edit", { file_path: target, old_string: "old", new_string: "x" }, ctx)).text,
   ).toBe("refusing to change agent-code's backups");
   expect(readFileSync(path.join(work, target), "utf8")).toBe("old\n");
+  await call("read_file", { path: ".agent/.gitignore" }, ctx);
+  expect(
+    await call("file_write", { file_path: ".agent/.gitignore", content: "!*\n" }, ctx),
+  ).toEqual({ text: "refusing to change agent-code's backups", isError: true });
+  expect(readFileSync(path.join(work, ".agent", ".gitignore"), "utf8")).toBe("*\n");
 });
 
 test("a backup that fails stops the write", async () => {
@@ -138,9 +146,63 @@ test.skipIf(process.platform === "win32")(
     await call("read_file", { path: "src/a.txt" }, ctx);
     const result = await call("file_write", { file_path: "src/a.txt", content: "new\n" }, ctx);
     expect(result.text).toBe(
-      "could not back up src/a.txt: path escapes the working directory through a symlink: .agent/history/src/a.txt; nothing was written",
+      "could not back up src/a.txt: symlink not followed: .agent; nothing was written",
     );
     expect(readdirSync(path.join(base, "elsewhere"))).toEqual([]);
     expect(readFileSync(path.join(work, "src", "a.txt"), "utf8")).toBe("old\n");
+  },
+);
+
+test.skipIf(process.platform === "win32")(
+  "a history folder planted as a symlink into the project is not followed: src keeps its files",
+  async () => {
+    // Twenty files in src that sort before any stamp: a prune there would delete the oldest.
+    const names = Array.from({ length: 20 }, (_, n) => `${String(n).padStart(2, "0")}.txt`);
+    for (const name of names) writeFileSync(path.join(work, "src", name), `${name}\n`);
+    writeFileSync(path.join(work, "a.txt"), "mine\n");
+    mkdirSync(history, { recursive: true });
+    symlinkSync("../../src", path.join(history, "a.txt"));
+    const ctx = context(yes);
+    await call("read_file", { path: "a.txt" }, ctx);
+    for (const content of ["one\n", "two\n"]) {
+      expect(await call("file_write", { file_path: "a.txt", content }, ctx)).toEqual({
+        text: "could not back up a.txt: symlink not followed: .agent/history/a.txt; nothing was written",
+        isError: true,
+      });
+    }
+    expect(readdirSync(path.join(work, "src")).sort()).toEqual([...names, "a.txt"].sort());
+    expect(readFileSync(path.join(work, "a.txt"), "utf8")).toBe("mine\n");
+  },
+);
+
+test.skipIf(process.platform === "win32")(
+  "a .agent symlink into the project is not followed: no .gitignore and no history land there",
+  async () => {
+    mkdirSync(path.join(work, "docs"));
+    symlinkSync("docs", path.join(work, ".agent"));
+    const ctx = context(yes);
+    await call("read_file", { path: "src/a.txt" }, ctx);
+    expect((await call("file_write", { file_path: "src/a.txt", content: "new\n" }, ctx)).text).toBe(
+      "could not back up src/a.txt: symlink not followed: .agent; nothing was written",
+    );
+    expect(readdirSync(path.join(work, "docs"))).toEqual([]);
+  },
+);
+
+test.skipIf(process.platform === "win32")(
+  "prune removes old copies only: a symlink's target and a folder in the history stay",
+  async () => {
+    const folder = path.join(history, "src/a.txt");
+    mkdirSync(path.join(folder, "20200101T000000.000Z-dir"), { recursive: true });
+    writeFileSync(path.join(work, "src", "keep.txt"), "keep\n");
+    symlinkSync("../../../../src/keep.txt", path.join(folder, "20200101T000000.000Z-link"));
+    writeFileSync(path.join(folder, "20200101T000001.000Z"), "copy\n");
+    expect(await prune(folder, 0)).toEqual(["20200101T000001.000Z"]);
+    expect(readdirSync(folder).sort()).toEqual([
+      "20200101T000000.000Z-dir",
+      "20200101T000000.000Z-link",
+    ]);
+    expect(lstatSync(path.join(folder, "20200101T000000.000Z-link")).isSymbolicLink()).toBe(true);
+    expect(readFileSync(path.join(work, "src", "keep.txt"), "utf8")).toBe("keep\n");
   },
 );
