@@ -27,6 +27,8 @@ type Env = Record<string, string | undefined>;
 const TAVILY_URL = "https://api.tavily.com";
 const BRAVE_URL = "https://api.search.brave.com";
 const DEFAULT_TIMEOUT_MS = 15_000;
+// The most of an answer that is read, as web_fetch reads a page: a results list is a few KiB.
+const MAX_ANSWER_BYTES = 2 * 1024 * 1024;
 
 // Tavily: POST /search with the key as a Bearer token; hits are results[{title, url, content}].
 export class TavilySearch implements SearchProvider {
@@ -180,8 +182,9 @@ async function ask(request: Ask): Promise<unknown> {
       redirect: "manual",
       signal: AbortSignal.any([request.signal, timeout]),
     });
-    text = await response.text();
+    text = await readAnswer(response, provider);
   } catch (error) {
+    if (error instanceof ToolError) throw error;
     if (timeout.aborted) {
       throw new ToolError(`search provider ${provider} did not answer within ${timeoutMs} ms`);
     }
@@ -208,6 +211,26 @@ async function ask(request: Ask): Promise<unknown> {
     );
   }
   return body;
+}
+
+// The answer as text, read up to MAX_ANSWER_BYTES: past that the answer is refused and the rest is
+// never read, however much more (or for however long) the server would send.
+async function readAnswer(response: Response, provider: string): Promise<string> {
+  if (response.body === null) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (let read = await reader.read(); !read.done; read = await reader.read()) {
+    size += read.value.byteLength;
+    if (size > MAX_ANSWER_BYTES) {
+      await reader.cancel().catch(() => {});
+      throw new ToolError(
+        `search provider ${provider} answered more than ${MAX_ANSWER_BYTES} bytes`,
+      );
+    }
+    chunks.push(read.value);
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks));
 }
 
 // fetch says "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, …) is in its cause.

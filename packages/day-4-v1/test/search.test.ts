@@ -248,6 +248,28 @@ test("a provider that is down, or answers something other than JSON, is one resu
   );
 });
 
+test("an answer over 2 MiB is refused once it is, and the rest is never read", async () => {
+  const fake = await web({
+    routes: {
+      "/search": { type: "application/json", body: " ", bytes: 3 * 1024 * 1024 },
+      "/res/v1/web/search": { type: "application/json", body: " ", endless: true },
+    },
+  });
+  expect(await search({ query: "q" }, tavilyEnv(fake.url))).toEqual({
+    isError: true,
+    text: "search provider tavily answered more than 2097152 bytes",
+  });
+  // An answer without end ends here too, not at the time limit.
+  const endless = await search(
+    { query: "q" },
+    { ...braveEnv(fake.url), AGENT_CODE_SEARCH_TIMEOUT_MS: "60000" },
+  );
+  expect(endless).toEqual({
+    isError: true,
+    text: "search provider brave answered more than 2097152 bytes",
+  });
+});
+
 test("a provider that does not answer in time, or cannot be reached, is one result", async () => {
   const slow = await web({
     routes: { "/search": { delayMs: 60_000, type: "application/json", body: "{}" } },

@@ -17,6 +17,7 @@ import {
   guardedLookup,
   type Lookup,
   toMarkdown,
+  toMarkdownStoppable,
 } from "../src/web.ts";
 
 const HTML = `<!doctype html><html><head><title>Fixture Title</title>
@@ -82,6 +83,8 @@ beforeAll(async () => {
     "/gzip": { type: "text/html", body: "<h2>Packed</h2>", encoding: "gzip" },
     "/slow": { type: "text/plain", body: "late", delayMs: 5000 },
     "/zstd": { type: "text/plain", body: "x", headers: { "content-encoding": "zstd" } },
+    "/huge-html": { type: "text/html", body: "<p>word</p>", bytes: 3 * 1024 * 1024 },
+    "/deep": { type: "text/html", body: `${"<div>".repeat(5000)}x` },
   });
 });
 afterAll(() => web.close());
@@ -169,9 +172,46 @@ describe("the guard, before anything connects", () => {
   });
 
   test("public addresses pass the address check", () => {
-    for (const address of ["93.184.215.14", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"]) {
+    const addresses = [
+      "93.184.215.14",
+      "8.8.8.8",
+      "2606:4700::1111",
+      "2001:4860:4860::8888",
+      "::ffff:8.8.8.8",
+    ];
+    for (const address of addresses) {
       expect(addressRefusal(address, false), address).toBeUndefined();
     }
+  });
+
+  test("every IPv6 range that carries an IPv4 address, or is reserved, is refused whole", async () => {
+    const refused = [
+      "::ffff:127.0.0.1", // IPv4-mapped: checked as 127.0.0.1
+      "::ffff:10.0.0.1",
+      "::7f00:1", // IPv4-compatible
+      "::ffff:0:7f00:1", // IPv4-translated
+      "64:ff9b::7f00:1", // NAT64
+      "64:ff9b:1::7f00:1", // NAT64, local use
+      "2002:7f00:1::1", // 6to4
+      "2001:0:4136:e378:8000:63bf:80ff:fffe", // Teredo
+      "100::1", // discard
+      "2001:2::1", // benchmarking
+      "2001:db8::1", // documentation
+      "3fff::1", // documentation
+    ];
+    for (const address of refused) {
+      expect(addressRefusal(address, false), address).toBe(
+        `refusing to fetch a private or loopback address: ${address}`,
+      );
+    }
+    // The opt-in lets this machine through as 127.0.0.1 or ::1, never in another range's form.
+    const before = web.requests().length;
+    for (const address of ["::ffff:0:7f00:1", "64:ff9b:1::7f00:1"]) {
+      expect(await refusal(`http://[${address}]:${port}/page`, open)).toBe(
+        `refusing to fetch a private or loopback address: ${address}`,
+      );
+    }
+    expect(pathsSince(before)).toEqual([]);
   });
 
   test("bad URLs are refused by what is wrong with them, before any request", async () => {
@@ -345,6 +385,66 @@ describe("reading", () => {
   test("the time limit covers a slow first byte", async () => {
     expect(await refusal(`${web.url}/slow`, { ...open, timeoutMs: 200 })).toBe(
       `timed out after 200 ms: ${web.url}/slow`,
+    );
+  });
+});
+
+describe("a hostile page", () => {
+  const base = new URL("https://example.com/");
+
+  test("long runs of spaces are kept inside a line and dropped at its end, in linear time", () => {
+    // Quadratic trimming took minutes over 200,000 spaces; the test's time limit is the check.
+    const spaces = " ".repeat(200_000);
+    expect(toMarkdown(`<pre><code>a${spaces}b${spaces}\nc</code></pre>`, base)).toBe(
+      `\`\`\`\na${spaces}b\nc\n\`\`\``,
+    );
+    const nbsp = "\u00a0".repeat(200_000);
+    expect(toMarkdown(`<p>a${nbsp}b</p>`, base)).toBe(`a${nbsp}b`);
+  }, 10_000);
+
+  test("a page nested too deeply is a one-line refusal, not a stack overflow", async () => {
+    expect(() => toMarkdown(`${"<div>".repeat(5000)}x`, base)).toThrow(
+      new ToolError("page is nested too deeply to convert"),
+    );
+    // On the worker, with its bigger stack, the same page converts.
+    expect(await fetchPage(`${web.url}/deep`, open)).toMatch(/\n\nx$/);
+  });
+
+  test("a frameset page is converted, not a crash", () => {
+    const frames = '<title>Frames</title><frameset><frame src="a.html"></frameset>';
+    expect(toMarkdown(frames, base)).toBe("Frames");
+  });
+
+  test("the worker converts as this thread does", async () => {
+    const html = '<h1>T</h1><p>a <a href="/x">link</a></p><script>x()</script>';
+    const signal = new AbortController().signal;
+    expect(await toMarkdownStoppable(html, base, { signal })).toBe(toMarkdown(html, base));
+  });
+
+  // 40,000 nested elements take the parser about 17 s (its cost grows with the square of the
+  // depth), with no callback on the way: only terminating the worker stops it.
+  const frozen = `${"<div>".repeat(40_000)}x`;
+
+  test("a page that takes too long to convert is a one-line refusal", async () => {
+    const signal = new AbortController().signal;
+    await expect(toMarkdownStoppable(frozen, base, { timeLimitMs: 300, signal })).rejects.toThrow(
+      new ToolError("page took too long to convert"),
+    );
+  });
+
+  test("a stop (Ctrl-C in a REPL) ends a conversion at once, long before the time limit", async () => {
+    const stop = new AbortController();
+    setTimeout(() => stop.abort(), 100);
+    await expect(
+      toMarkdownStoppable(frozen, base, { timeLimitMs: 600_000, signal: stop.signal }),
+    ).rejects.toThrow(new ToolError("stopped while converting the page"));
+  });
+
+  test("only the first 524,288 characters of HTML are converted, and the page says so", async () => {
+    const page = await fetchPage(`${web.url}/huge-html`, open);
+    // 47,662 paragraphs and "<p>wor" of the next: "word" and a blank line each, then "wor".
+    expect(page).toMatch(
+      /\n\[showing the first \d+ of 285975 chars\]\n\[page cut at 2097152 bytes\]\n\[HTML cut at 524288 chars before conversion\]$/,
     );
   });
 });

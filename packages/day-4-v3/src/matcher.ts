@@ -63,7 +63,9 @@ function workerProgram(): void {
 let idle: Worker | undefined;
 
 function takeWorker(): Worker {
-  const worker = idle ?? new Worker(`(${workerProgram})()`, { eval: true });
+  // tsx (esbuild's keepNames) wraps named functions in a helper, __name, that the worker lacks.
+  const program = `const __name = (target) => target;\n(${workerProgram})()`;
+  const worker = idle ?? new Worker(program, { eval: true });
   idle = undefined;
   worker.removeAllListeners("exit");
   worker.ref();

@@ -5,20 +5,24 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from "node:dns";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
+import { createRequire } from "node:module";
 import { BlockList, isIP } from "node:net";
 import { pipeline, type Readable } from "node:stream";
+import { Worker } from "node:worker_threads";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import TurndownService from "turndown";
 import { sniffText, truncate } from "./fs-safety.ts";
 import { ToolError } from "./tools.ts";
 
-// The limits of one fetch: the URL, the redirects followed, the decoded bytes read, the
-// characters the model gets, and the time for all of it.
+// The limits of one fetch: the URL, the redirects followed, the decoded bytes read, the HTML
+// converted, the characters the model gets, and the time for all of it and for the conversion.
 const MAX_URL_CHARS = 2000;
 const MAX_REDIRECTS = 5;
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_HTML_CHARS = 512 * 1024;
 const MAX_FETCH_CHARS = 20_000;
 const DEFAULT_TIMEOUT_MS = 30_000;
+const CONVERT_TIME_LIMIT_MS = 5_000;
 const USER_AGENT = "agent-code/0.1";
 
 // A list of networks, each an address and a prefix length, IPv4 then IPv6.
@@ -31,7 +35,9 @@ function blockList(ipv4: [string, number][], ipv6: [string, number][]): BlockLis
 
 // Addresses no fetch may reach: this machine, private networks, link-local (the cloud metadata
 // service at 169.254.169.254), shared and reserved ranges, multicast, and the IPv6 forms of the
-// same. An IPv4-mapped IPv6 address (::ffff:10.0.0.1) is checked against the IPv4 rules.
+// same. An IPv4-mapped IPv6 address (::ffff:10.0.0.1) is checked against the IPv4 rules. The IPv6
+// ranges that carry an IPv4 address inside (compatible, translated, NAT64, 6to4, Teredo) are
+// refused whole rather than decoded: simpler, and no page a fetch needs lives there.
 const BLOCKED = blockList(
   [
     ["0.0.0.0", 8],
@@ -48,8 +54,15 @@ const BLOCKED = blockList(
   ],
   [
     ["::", 96],
+    ["::ffff:0:0:0", 96],
     ["64:ff9b::", 96],
+    ["64:ff9b:1::", 48],
+    ["100::", 64],
+    ["2001::", 32],
+    ["2001:2::", 48],
+    ["2001:db8::", 32],
     ["2002::", 16],
+    ["3fff::", 20],
     ["fc00::", 7],
     ["fe80::", 10],
     ["fec0::", 10],
@@ -81,6 +94,8 @@ export type Lookup = (
 export interface FetchOptions {
   allowLoopback: boolean;
   timeoutMs: number;
+  // How long converting a page may take (CONVERT_TIME_LIMIT_MS unless a test says).
+  convertTimeLimitMs?: number;
   lookup?: Lookup;
 }
 
@@ -275,9 +290,16 @@ function decodeText(bytes: Buffer, charset: string | undefined): string {
 
 // HTML as Markdown: headings with #, fenced code, - bullets; what is not text (scripts, styles,
 // frames, images) dropped; every link made absolute against the page's URL, so the model can
-// fetch it next.
-export function toMarkdown(html: string, base: URL): string {
-  const service = new TurndownService({
+// fetch it next. The function is whole in itself (it uses nothing else of this file, and gets
+// turndown as an argument) because it also runs on a worker, sent there as source text. A page
+// too deeply nested to convert gives `error` instead of `markdown`.
+export function convertHtml(
+  Turndown: typeof TurndownService,
+  html: string,
+  baseHref: string,
+): { markdown?: string; error?: string } {
+  const base = new URL(baseHref);
+  const service = new Turndown({
     headingStyle: "atx",
     codeBlockStyle: "fenced",
     bulletListMarker: "-",
@@ -301,13 +323,91 @@ export function toMarkdown(html: string, base: URL): string {
       return content.trim() === "" ? "" : `[${content}](${target.href})`;
     },
   });
+  // turndown's last step trims its output with a regular expression that takes minutes over a
+  // long run of spaces, so the page is wrapped in an element of ours whose rule takes the text
+  // and stops turndown there. The <wbr> keeps the wrapper from counting as blank (turndown asks no
+  // rule about a blank element) and keeps a <frameset> from replacing the whole page.
+  const converted = new Error("converted");
+  let page = "";
+  service.addRule("page", {
+    filter: (node) => node.nodeName === "X-AGENT-PAGE",
+    replacement: (content) => {
+      page = content;
+      throw converted;
+    },
+  });
+  try {
+    page = service.turndown(`<x-agent-page><wbr>${html}</x-agent-page>`);
+  } catch (error) {
+    if (error instanceof RangeError) return { error: "page is nested too deeply to convert" };
+    if (error !== converted) throw error;
+  }
   // Spaces at the ends of lines (turndown's line breaks, and what dropped elements leave) and
-  // runs of blank lines cost tokens and say nothing.
-  return service
-    .turndown(html)
-    .replace(/[ \t]+$/gm, "")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
+  // runs of blank lines cost tokens and say nothing. Each line is trimmed from its end: /[ \t]+$/
+  // would start again at each space of a run that does not end the line (9 s for 80,000).
+  const trimmed = page.split("\n").map((line) => {
+    let end = line.length;
+    while (end > 0 && (line[end - 1] === " " || line[end - 1] === "\t")) end--;
+    return line.slice(0, end);
+  });
+  return {
+    markdown: trimmed
+      .join("\n")
+      .replace(/\n{3,}/g, "\n\n")
+      .trim(),
+  };
+}
+
+// convertHtml on this thread: for a caller that trusts the page (the tests).
+export function toMarkdown(html: string, base: URL): string {
+  const { markdown, error } = convertHtml(TurndownService, html, base.href);
+  if (error !== undefined) throw new ToolError(error);
+  return markdown ?? "";
+}
+
+// Where turndown's own file is, for the worker to load: the worker is source text, so it cannot
+// import; it requires turndown from the same node_modules this file's imports come from.
+const TURNDOWN_FILE = createRequire(import.meta.url).resolve("turndown");
+
+// convertHtml on a worker thread, stopped at `timeLimitMs` or when `signal` aborts. A parser and
+// turndown are synchronous: on this thread a page built to be slow (deep nesting is quadratic in
+// the parser) would freeze the agent and Ctrl-C with it. Terminating the worker stops anything.
+export function toMarkdownStoppable(
+  html: string,
+  base: URL,
+  { timeLimitMs = CONVERT_TIME_LIMIT_MS, signal }: { timeLimitMs?: number; signal: AbortSignal },
+): Promise<string> {
+  // tsx (esbuild's keepNames) wraps named functions in a helper, __name, that the worker lacks.
+  const program = `
+const __name = (target) => target;
+const { workerData, parentPort } = process.getBuiltinModule("node:worker_threads");
+const load = process.getBuiltinModule("node:module").createRequire(workerData.turndown);
+const convert = ${convertHtml};
+parentPort.postMessage(convert(load(workerData.turndown), workerData.html, workerData.base));`;
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(program, {
+      eval: true,
+      workerData: { turndown: TURNDOWN_FILE, html, base: base.href },
+    });
+    const end = (settle: () => void) => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", stop);
+      void worker.terminate();
+      settle();
+    };
+    const stop = () => end(() => reject(new ToolError("stopped while converting the page")));
+    const timer = setTimeout(
+      () => end(() => reject(new ToolError("page took too long to convert"))),
+      timeLimitMs,
+    );
+    signal.addEventListener("abort", stop, { once: true });
+    worker.once("message", ({ markdown, error }: { markdown?: string; error?: string }) =>
+      end(() => (error === undefined ? resolve(markdown ?? "") : reject(new ToolError(error)))),
+    );
+    worker.once("error", (error) =>
+      end(() => reject(new ToolError(`could not convert the page: ${error.message}`))),
+    );
+  });
 }
 
 // The page as the model reads it: where it came from, its type, then its text.
@@ -340,8 +440,14 @@ export async function fetchPage(
     }
     const charset = /;\s*charset="?([^";\s]+)/i.exec(type)?.[1];
     const decoded = decodeText(bytes, charset);
-    const body = kind === "html" ? toMarkdown(decoded, url) : decoded;
-    return shownPage(url, type, body, cut);
+    if (kind !== "html") return shownPage(url, type, decoded, { bytes: cut, html: false });
+    // Converting costs far more than reading, and the model sees 20,000 characters at most.
+    const html = truncate(decoded, MAX_HTML_CHARS);
+    const markdown = await toMarkdownStoppable(html, url, {
+      timeLimitMs: options.convertTimeLimitMs,
+      signal,
+    });
+    return shownPage(url, type, markdown, { bytes: cut, html: html.length < decoded.length });
   } catch (error) {
     if (error instanceof ToolError) throw error;
     if (deadline.aborted) throw new ToolError(`timed out after ${options.timeoutMs} ms: ${start}`);
@@ -351,15 +457,22 @@ export async function fetchPage(
 }
 
 // What the model reads: where the page came from, its type, a blank line, then the text, within
-// MAX_FETCH_CHARS; a marker for each cut, the characters' and the bytes'.
-function shownPage(url: URL, type: string, body: string, cut: boolean): string {
+// MAX_FETCH_CHARS; a marker for each cut, the characters', the bytes' and the HTML's.
+function shownPage(
+  url: URL,
+  type: string,
+  body: string,
+  cut: { bytes: boolean; html: boolean },
+): string {
   const head = `url: ${url}\ncontent-type: ${type || "(none)"}\n\n`;
   const room = MAX_FETCH_CHARS - head.length;
   const text =
     body.length <= room
       ? body
       : `${truncate(body, room)}\n[showing the first ${room} of ${body.length} chars]`;
-  return `${head}${text}${cut ? `\n[page cut at ${MAX_BODY_BYTES} bytes]` : ""}`;
+  const bytesCut = cut.bytes ? `\n[page cut at ${MAX_BODY_BYTES} bytes]` : "";
+  const htmlCut = cut.html ? `\n[HTML cut at ${MAX_HTML_CHARS} chars before conversion]` : "";
+  return `${head}${text}${bytesCut}${htmlCut}`;
 }
 
 // A network failure in a few words: the error's code when it has one (ECONNREFUSED, ENOTFOUND).
