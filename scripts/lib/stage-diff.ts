@@ -303,11 +303,12 @@ function fileDiff(
 }
 
 // What git shows after a hunk's @@: the nearest line above the hunk that starts a declaration
-// (git's default rule: it begins with a letter, `_` or `$`), taken from the original text.
+// (git's default rule: it begins with a letter, `_` or `$`), taken from the original text, cut at
+// 80 characters and then trimmed, as git does.
 function functionContext(lines: string[], hunkStart: number): string {
   for (let index = hunkStart - 1; index >= 0; index--) {
     const line = lines[index] ?? "";
-    if (/^[A-Za-z_$]/.test(line)) return ` ${line.trimEnd().slice(0, 80)}`;
+    if (/^[A-Za-z_$]/.test(line)) return ` ${line.trimEnd().slice(0, 80).trimEnd()}`;
   }
   return "";
 }
