@@ -33,6 +33,19 @@ interface Broken {
 const STAGE = stageDir("day-2-v3");
 const SECRET_SENT = "no request may carry the secret outside the working directory";
 const ONE_MESSAGE = 'messages.push({ role: "user", content: results });';
+// Day 3's second line of defence, taken out so that a broken boundary shows: the check of the
+// file that was opened (fs-safety.ts's checkOpened) returns at once.
+const NO_CHECK_OF_WHAT_WAS_OPENED: [string, string, string] = [
+  "fs-safety.ts",
+  "const root = realpathSync.native(cwd);\n  const where",
+  "return;\n  const root = realpathSync.native(cwd);\n  const where",
+];
+// And its first: the open that does not follow a symlink in the last part.
+const FOLLOWS_SYMLINKS: [string, string, string] = [
+  "fs-safety.ts",
+  "constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0)",
+  "constants.O_RDONLY",
+];
 const MISSING_DATE_RESULT =
   "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_date_1. Each `tool_use` block must have a corresponding `tool_result` block in the next message.";
 
@@ -157,11 +170,13 @@ const BROKEN: Broken[] = [
     message: "expected three requests: the loop keeps going while the model asks for tools",
   },
   {
+    // No boundary at all: neither the check of the name nor the check of what was opened.
     name: "no-boundary",
     stage: "day-3-v1",
     edits: [
       ["fs-safety.ts", "if (escapes(root, absolute, paths)) {", "if (paths === undefined) {"],
       ["fs-safety.ts", "if (escapes(root, real)) {", "if (real === undefined) {"],
+      NO_CHECK_OF_WHAT_WAS_OPENED,
     ],
     scenario: "read-escape-parent",
     message: SECRET_SENT,
@@ -170,7 +185,11 @@ const BROKEN: Broken[] = [
     // Checks the spelling only: a symlink inside that leads out gets through.
     name: "spelling-only-boundary",
     stage: "day-3-v1",
-    edits: [["fs-safety.ts", "const real = realOfNearest(absolute);", "const real = absolute;"]],
+    edits: [
+      ["fs-safety.ts", "const real = realOfNearest(absolute, input);", "const real = absolute;"],
+      NO_CHECK_OF_WHAT_WAS_OPENED,
+      FOLLOWS_SYMLINKS,
+    ],
     scenario: "read-escape-symlink",
     message: SECRET_SENT,
   },
