@@ -162,6 +162,7 @@ describe.skipIf(process.platform === "win32")("a name swapped while the tool run
   writeFileSync(path.join(outside, "in.txt"), "outside secret\n");
   const raceContext = (): ToolContext => ({ ...context(), cwd: raceWork });
   const TRIES = 1000;
+  let swaps = 0;
 
   async function answers(name: string, args: Record<string, unknown>): Promise<Set<string>> {
     const seen = new Set<string>();
@@ -180,8 +181,11 @@ describe.skipIf(process.platform === "win32")("a name swapped while the tool run
       { kind: "file", text: "inside\n" },
       { kind: "link", to: path.join(outside, "in.txt") },
     ]);
-    const seen = await answers("read_file", { path: "race.txt" }).finally(() => swapper.stop());
-    expect(seen).toContain("inside");
+    const seen = await answers("read_file", { path: "race.txt" }).finally(async () => {
+      swaps = await swapper.stop();
+    });
+    // The name changed hands while the tool ran; what each answer met is the machine's timing.
+    expect(swaps).toBeGreaterThan(1);
     for (const answer of seen) {
       expect(answer).toMatch(
         /^(inside|path escapes the working directory through a symlink: race\.txt|symlink not followed: race\.txt|changed while being opened: race\.txt|no such file or directory: race\.txt)$/,
@@ -194,8 +198,11 @@ describe.skipIf(process.platform === "win32")("a name swapped while the tool run
       { kind: "dir", files: { "in.txt": "inside\n" } },
       { kind: "link", to: outside },
     ]);
-    const seen = await answers("read_file", { path: "dir/in.txt" }).finally(() => swapper.stop());
-    expect(seen).toContain("inside");
+    const seen = await answers("read_file", { path: "dir/in.txt" }).finally(async () => {
+      swaps = await swapper.stop();
+    });
+    // The name changed hands while the tool ran; what each answer met is the machine's timing.
+    expect(swaps).toBeGreaterThan(1);
     expect([...seen].filter((answer) => answer.includes("outside"))).toEqual([]);
   });
 
@@ -205,8 +212,11 @@ describe.skipIf(process.platform === "win32")("a name swapped while the tool run
       { kind: "dir", files: { "in.txt": "" } },
       { kind: "link", to: outside },
     ]);
-    const seen = await answers("list_files", { path: "listed" }).finally(() => swapper.stop());
-    expect(seen).toContain("in.txt");
+    const seen = await answers("list_files", { path: "listed" }).finally(async () => {
+      swaps = await swapper.stop();
+    });
+    // The name changed hands while the tool ran; what each answer met is the machine's timing.
+    expect(swaps).toBeGreaterThan(1);
     expect([...seen].filter((answer) => answer.includes("outside-name"))).toEqual([]);
   });
 });
