@@ -83,7 +83,6 @@ beforeAll(async () => {
     "/slow": { type: "text/plain", body: "late", delayMs: 5000 },
     "/zstd": { type: "text/plain", body: "x", headers: { "content-encoding": "zstd" } },
     "/huge-html": { type: "text/html", body: "<p>word</p>", bytes: 3 * 1024 * 1024 },
-    "/deep": { type: "text/html", body: `${"<div>".repeat(5000)}x` },
   });
 });
 afterAll(() => web.close());
@@ -401,12 +400,10 @@ describe("a hostile page", () => {
     expect(toMarkdown(`<p>a${nbsp}b</p>`, base)).toBe(`a${nbsp}b`);
   }, 10_000);
 
-  test("a page nested too deeply is a one-line refusal, not a stack overflow", async () => {
+  test("a page nested too deeply is a one-line refusal, not a stack overflow", () => {
     expect(() => toMarkdown(`${"<div>".repeat(5000)}x`, base)).toThrow(
       new ToolError("page is nested too deeply to convert"),
     );
-    // On the worker, with its bigger stack, the same page converts.
-    expect(await fetchPage(`${web.url}/deep`, open)).toMatch(/\n\nx$/);
   });
 
   test("a frameset page is converted, not a crash", () => {
