@@ -2,10 +2,12 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { startSwapper } from "@agent-code/test-kit";
+import { contractRunsOnLeg, stageOfTest, startSwapper } from "@agent-code/test-kit";
 import { afterAll, describe, expect, test } from "vitest";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools.ts";
+
+const RACES_RUN = contractRunsOnLeg(stageOfTest(import.meta.url));
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-code-file-tools-")));
 const work = path.join(base, "work");
@@ -154,72 +156,76 @@ test("list_files stops at 500 entries and says how many more there are", async (
 
 // Check, then use: a second process swaps a name between something inside and a symlink out while
 // a tool runs 1,000 times. Every answer is what is inside or a refusal; none holds the outside text.
-describe.skipIf(process.platform === "win32")("a name swapped while the tool runs", () => {
-  const raceWork = path.join(base, "race-work");
-  const outside = path.join(base, "race-outside");
-  mkdirSync(raceWork);
-  mkdirSync(outside);
-  writeFileSync(path.join(outside, "in.txt"), "outside secret\n");
-  const raceContext = (): ToolContext => ({ ...context(), cwd: raceWork });
-  const TRIES = 1000;
-  let swaps = 0;
+// Races run where the stage's contract runs: on the floor leg, in its stages only (decision 0049).
+describe.skipIf(process.platform === "win32" || !RACES_RUN)(
+  "a name swapped while the tool runs",
+  () => {
+    const raceWork = path.join(base, "race-work");
+    const outside = path.join(base, "race-outside");
+    mkdirSync(raceWork);
+    mkdirSync(outside);
+    writeFileSync(path.join(outside, "in.txt"), "outside secret\n");
+    const raceContext = (): ToolContext => ({ ...context(), cwd: raceWork });
+    const TRIES = 1000;
+    let swaps = 0;
 
-  async function answers(name: string, args: Record<string, unknown>): Promise<Set<string>> {
-    const seen = new Set<string>();
-    for (let index = 0; index < TRIES; index++) {
-      const result = await defaultTools().run(
-        { id: "toolu_1", name, arguments: args },
-        raceContext(),
-      );
-      seen.add(result.content);
+    async function answers(name: string, args: Record<string, unknown>): Promise<Set<string>> {
+      const seen = new Set<string>();
+      for (let index = 0; index < TRIES; index++) {
+        const result = await defaultTools().run(
+          { id: "toolu_1", name, arguments: args },
+          raceContext(),
+        );
+        seen.add(result.content);
+      }
+      return seen;
     }
-    return seen;
-  }
 
-  test("read_file of a file swapped with a symlink out never returns the outside text", async () => {
-    const swapper = await startSwapper(path.join(raceWork, "race.txt"), [
-      { kind: "file", text: "inside\n" },
-      { kind: "link", to: path.join(outside, "in.txt") },
-    ]);
-    const seen = await answers("read_file", { path: "race.txt" }).finally(async () => {
-      swaps = await swapper.stop();
+    test("read_file of a file swapped with a symlink out never returns the outside text", async () => {
+      const swapper = await startSwapper(path.join(raceWork, "race.txt"), [
+        { kind: "file", text: "inside\n" },
+        { kind: "link", to: path.join(outside, "in.txt") },
+      ]);
+      const seen = await answers("read_file", { path: "race.txt" }).finally(async () => {
+        swaps = await swapper.stop();
+      });
+      // The name changed hands while the tool ran; what each answer met is the machine's timing.
+      expect(swaps).toBeGreaterThan(1);
+      for (const answer of seen) {
+        expect(answer).toMatch(
+          /^(inside|path escapes the working directory through a symlink: race\.txt|symlink not followed: race\.txt|changed while being opened: race\.txt|no such file or directory: race\.txt)$/,
+        );
+      }
     });
-    // The name changed hands while the tool ran; what each answer met is the machine's timing.
-    expect(swaps).toBeGreaterThan(1);
-    for (const answer of seen) {
-      expect(answer).toMatch(
-        /^(inside|path escapes the working directory through a symlink: race\.txt|symlink not followed: race\.txt|changed while being opened: race\.txt|no such file or directory: race\.txt)$/,
-      );
-    }
-  });
 
-  test("read_file below a folder swapped with a symlink out never returns the outside text", async () => {
-    const swapper = await startSwapper(path.join(raceWork, "dir"), [
-      { kind: "dir", files: { "in.txt": "inside\n" } },
-      { kind: "link", to: outside },
-    ]);
-    const seen = await answers("read_file", { path: "dir/in.txt" }).finally(async () => {
-      swaps = await swapper.stop();
+    test("read_file below a folder swapped with a symlink out never returns the outside text", async () => {
+      const swapper = await startSwapper(path.join(raceWork, "dir"), [
+        { kind: "dir", files: { "in.txt": "inside\n" } },
+        { kind: "link", to: outside },
+      ]);
+      const seen = await answers("read_file", { path: "dir/in.txt" }).finally(async () => {
+        swaps = await swapper.stop();
+      });
+      // The name changed hands while the tool ran; what each answer met is the machine's timing.
+      expect(swaps).toBeGreaterThan(1);
+      expect([...seen].filter((answer) => answer.includes("outside"))).toEqual([]);
     });
-    // The name changed hands while the tool ran; what each answer met is the machine's timing.
-    expect(swaps).toBeGreaterThan(1);
-    expect([...seen].filter((answer) => answer.includes("outside"))).toEqual([]);
-  });
 
-  test("list_files of a folder swapped with a symlink out never lists the outside folder", async () => {
-    writeFileSync(path.join(outside, "outside-name.txt"), "");
-    const swapper = await startSwapper(path.join(raceWork, "listed"), [
-      { kind: "dir", files: { "in.txt": "" } },
-      { kind: "link", to: outside },
-    ]);
-    const seen = await answers("list_files", { path: "listed" }).finally(async () => {
-      swaps = await swapper.stop();
+    test("list_files of a folder swapped with a symlink out never lists the outside folder", async () => {
+      writeFileSync(path.join(outside, "outside-name.txt"), "");
+      const swapper = await startSwapper(path.join(raceWork, "listed"), [
+        { kind: "dir", files: { "in.txt": "" } },
+        { kind: "link", to: outside },
+      ]);
+      const seen = await answers("list_files", { path: "listed" }).finally(async () => {
+        swaps = await swapper.stop();
+      });
+      // The name changed hands while the tool ran; what each answer met is the machine's timing.
+      expect(swaps).toBeGreaterThan(1);
+      expect([...seen].filter((answer) => answer.includes("outside-name"))).toEqual([]);
     });
-    // The name changed hands while the tool ran; what each answer met is the machine's timing.
-    expect(swaps).toBeGreaterThan(1);
-    expect([...seen].filter((answer) => answer.includes("outside-name"))).toEqual([]);
-  });
-});
+  },
+);
 
 test("read_file of a FIFO is refused at once: nothing waits for a writer", async () => {
   if (process.platform === "win32") return;

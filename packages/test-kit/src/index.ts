@@ -32,7 +32,7 @@ export {
   contractCpuMeter,
   ownCpuSeconds,
 } from "./cpu.ts";
-export { contractRunsOnLeg, floorStages, type TestLeg, testLeg } from "./legs.ts";
+export { contractRunsOnLeg, floorStages, stageOfTest, type TestLeg, testLeg } from "./legs.ts";
 export { ANTHROPIC_MODELS, DEEPSEEK_MODELS, type ModelEntry, type ModelInfo } from "./models.ts";
 export type {
   ChatStep,

@@ -4,6 +4,8 @@
 // allows, runs what can differ between Node versions: every package's unit tests, the check
 // tests, and the whole contract of each day's last stage, the challenges and the appendix. A
 // stage's contract asks `contractRunsOnLeg(stage)`.
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { contracts } from "../contracts/index.ts";
 
 export type TestLeg = "full" | "floor";
@@ -34,4 +36,11 @@ export function floorStages(stages: string[] = contracts.map((c) => c.stage)): s
 
 export function contractRunsOnLeg(stage: string, leg: TestLeg = testLeg()): boolean {
   return leg === "full" || floorStages().includes(stage);
+}
+
+// The stage a test file belongs to (`packages/<stage>/test/x.test.ts`), for tests that follow the
+// contract's legs: the race tests of the file tools run thousands of tool calls against a second
+// process, and on the floor leg they run where the contract does.
+export function stageOfTest(testFileUrl: string): string {
+  return path.basename(path.dirname(path.dirname(fileURLToPath(testFileUrl))));
 }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { CONTRACT_CPU_FILE, contractCpuMeter, ownCpuSeconds } from "../src/cpu.ts";
-import { contractRunsOnLeg, floorStages, testLeg } from "../src/legs.ts";
+import { contractRunsOnLeg, floorStages, stageOfTest, testLeg } from "../src/legs.ts";
 
 test("the leg comes from AGENT_CODE_TEST_LEG; unset is the full leg; anything else throws", () => {
   expect(testLeg({})).toBe("full");
@@ -35,6 +35,10 @@ test("the floor leg runs each day's last stage and every stage off the main line
   expect(contractRunsOnLeg("day-4-v2", "floor")).toBe(false);
   expect(contractRunsOnLeg("day-4-v3", "floor")).toBe(true);
   expect(contractRunsOnLeg("day-4-v2", "full")).toBe(true);
+});
+
+test("a test file's stage is its package's folder", () => {
+  expect(stageOfTest("file:///repo/packages/day-3-v2/test/file-tools.test.ts")).toBe("day-3-v2");
 });
 
 const dir = mkdtempSync(join(tmpdir(), "contract-cpu-"));
