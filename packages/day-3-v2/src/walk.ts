@@ -61,11 +61,10 @@ async function ignoreFileText(
   try {
     opened = await openInside(root, file, name);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || (error instanceof ToolError && error.message.startsWith("no such"))) {
-      return undefined;
-    }
-    return skip(error instanceof ToolError ? error.message.replace(`: ${name}`, "") : String(code));
+    // None there is the usual case, and is not worth a note.
+    if (!(error instanceof ToolError)) return skip(String((error as NodeJS.ErrnoException).code));
+    if (error.message === `no such file or directory: ${name}`) return undefined;
+    return skip(error.message.slice(0, -`: ${name}`.length));
   }
   const { handle, info } = opened;
   try {

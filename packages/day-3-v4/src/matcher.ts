@@ -95,7 +95,6 @@ export interface MatcherOptions {
   basename?: boolean;
   exact?: string;
   signal: AbortSignal;
-  env?: Record<string, string | undefined>;
 }
 
 type Reply = { hits?: number[]; error?: string };
@@ -144,7 +143,7 @@ export class Matcher {
         `${options.what} pattern too long: ${options.source.length} chars (limit ${MAX_PATTERN_CHARS})`,
       );
     }
-    const matcher = new Matcher(options, timeLimitOf(options.env ?? process.env));
+    const matcher = new Matcher(options, timeLimitOf(process.env));
     matcher.#worker.postMessage({
       pattern: {
         source: options.source,

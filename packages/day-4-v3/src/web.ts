@@ -366,8 +366,15 @@ export function toMarkdown(html: string, base: URL): string {
 }
 
 // Where turndown's own file is, for the worker to load: the worker is source text, so it cannot
-// import; it requires turndown from the same node_modules this file's imports come from.
-const TURNDOWN_FILE = createRequire(import.meta.url).resolve("turndown");
+// import; it requires turndown from the same node_modules this file's imports come from. Looked up
+// when a page is converted, so a run that fetches no HTML never needs it.
+function turndownFile(): string {
+  try {
+    return createRequire(import.meta.url).resolve("turndown");
+  } catch {
+    throw new ToolError("could not convert the page: the turndown package is not installed");
+  }
+}
 
 // convertHtml on a worker thread, stopped at `timeLimitMs` or when `signal` aborts. A parser and
 // turndown are synchronous: on this thread a page built to be slow (deep nesting is quadratic in
@@ -387,7 +394,7 @@ parentPort.postMessage(convert(load(workerData.turndown), workerData.html, worke
   return new Promise((resolve, reject) => {
     const worker = new Worker(program, {
       eval: true,
-      workerData: { turndown: TURNDOWN_FILE, html, base: base.href },
+      workerData: { turndown: turndownFile(), html, base: base.href },
     });
     const end = (settle: () => void) => {
       clearTimeout(timer);
