@@ -7,6 +7,7 @@ import { cac } from "cac";
 import { runAgent } from "./agent.ts";
 import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
 import { ApiError, createProvider, DEFAULT_MODEL, type ModelProvider, PROVIDERS } from "./model.ts";
+import { stopAllCommands } from "./shell.ts";
 import { defaultTools, type ToolRegistry } from "./tools/index.ts";
 
 // A mistake in how the command was called: exit code 2, like the argv errors cac reports.
@@ -211,5 +212,19 @@ function reportError(error: unknown): number {
 }
 
 // Ctrl-C stops the run at once, mid-request too, with the code shells give it (128 + SIGINT's 2).
-process.on("SIGINT", () => process.exit(130));
+// A command runs in its own process group, which the terminal's Ctrl-C does not reach: every live
+// one is killed first. So on any other way out: a kill, a closed terminal, the end of the run.
+process.on("SIGINT", () => {
+  stopAllCommands();
+  process.exit(130);
+});
+process.on("SIGTERM", () => {
+  stopAllCommands();
+  process.exit(143);
+});
+process.on("SIGHUP", () => {
+  stopAllCommands();
+  process.exit(129);
+});
+process.on("exit", stopAllCommands);
 process.exitCode = await main(process.argv);

@@ -71,7 +71,7 @@ test("an unknown tool is an is_error result the model reads; the run goes on", a
   const result = await runAgent("go to x", provider, defaultTools(), { cwd });
   expect(result.trace).toEqual([
     'tool_call: teleport {"to":"x"}',
-    "observation: unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write, file_edit)",
+    "observation: unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write, file_edit, bash, git_status, git_diff)",
     "final: I cannot teleport.",
   ]);
   expect(provider.requests[1]?.messages[2]).toEqual({
@@ -81,7 +81,7 @@ test("an unknown tool is an is_error result the model reads; the run goes on", a
         type: "tool_result",
         tool_use_id: "toolu_1",
         content:
-          "unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write, file_edit)",
+          "unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write, file_edit, bash, git_status, git_diff)",
         is_error: true,
       },
     ],
@@ -104,6 +104,9 @@ test("the tools go to the model with their schemas", async () => {
     "web_search",
     "file_write",
     "file_edit",
+    "bash",
+    "git_status",
+    "git_diff",
   ]);
 });
 

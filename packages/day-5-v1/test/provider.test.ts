@@ -254,6 +254,9 @@ test("sends the tools as input_schema and turns tool_use blocks into tool calls"
     "web_search",
     "file_write",
     "file_edit",
+    "bash",
+    "git_status",
+    "git_diff",
   ]);
   expect(sent[2].input_schema.required).toEqual(["path"]);
   expect(sent.slice(0, 2)).toEqual([

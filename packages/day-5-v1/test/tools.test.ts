@@ -85,6 +85,9 @@ test("list() gives every registered tool with its schema; system_date takes no a
     "web_search",
     "file_write",
     "file_edit",
+    "bash",
+    "git_status",
+    "git_diff",
   ]);
   expect(tools[0]?.parameters).toEqual({
     type: "object",

@@ -3,9 +3,12 @@
 import type { Ui } from "../diff-ui.ts";
 import type { ReadState } from "../fs-safety.ts";
 import type { ToolCall, ToolResult } from "../model.ts";
+import { bashTool } from "./bash.ts";
 import { echoTool } from "./echo.ts";
 import { fileEditTool } from "./file-edit.ts";
 import { fileWriteTool } from "./file-write.ts";
+import { gitDiffTool } from "./git-diff.ts";
+import { gitStatusTool } from "./git-status.ts";
 import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { listFilesTool } from "./list-files.ts";
@@ -151,5 +154,8 @@ export function defaultTools(): ToolRegistry {
   tools.register(webSearchTool);
   tools.register(fileWriteTool);
   tools.register(fileEditTool);
+  tools.register(bashTool);
+  tools.register(gitStatusTool);
+  tools.register(gitDiffTool);
   return tools;
 }
