@@ -14,6 +14,7 @@ import { day3v4 } from "./day-3-v4.ts";
 import { day4v1 } from "./day-4-v1.ts";
 import { day4v2 } from "./day-4-v2.ts";
 import { day4v3 } from "./day-4-v3.ts";
+import { day5v1 } from "./day-5-v1.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -29,6 +30,7 @@ export const contracts: Contract[] = [
   day4v1,
   day4v2,
   day4v3,
+  day5v1,
   appendixProviders,
 ];
 

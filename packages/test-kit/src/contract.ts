@@ -8,7 +8,9 @@ import { isAbsolute, join, resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { pathToFileURL } from "node:url";
 import { findContract } from "../contracts/index.ts";
-import { mentionsNoSecret } from "./judgements.ts";
+import { commitFolder, hasGit } from "./git-folder.ts";
+import { leakedSecrets, printedKeys } from "./leaks.ts";
+import { sweepStrayProcesses } from "./processes.ts";
 import { type CliRun, runCli, splitCommand } from "./run-cli.ts";
 import {
   changedPaths,
@@ -66,6 +68,9 @@ export interface Observed {
   webRequests: WebRequest[];
   // True when the command exited but left a process holding its output open, which was stopped.
   leftRunning: boolean;
+  // What the processes still working in the scenario's folder after the run (and its settleMs)
+  // were running, such as "sleep 30"; the runner stopped them. Found on Linux only: elsewhere [].
+  strayProcesses: string[];
 }
 
 export interface Judgement {
@@ -76,6 +81,9 @@ export interface Judgement {
   check: (observed: Observed) => boolean;
 }
 
+// Variables over the caller's: one set to undefined is removed.
+export type EnvOverrides = Record<string, string | undefined>;
+
 export interface Scenario {
   // Stable: graders keep results by it. A renamed scenario keeps its old ids in `aliases`.
   id: string;
@@ -85,7 +93,10 @@ export interface Scenario {
   // CLI arguments, the prompt last.
   args: string[] | ((context: ScenarioContext) => string[]);
   stdin?: string;
-  env?: Record<string, string | undefined>;
+  // Keep stdin open until the command exits (runCli's stdinOpen), for what reads it.
+  stdinOpen?: boolean;
+  // Variables for the command, given or built per run (a path in the scenario's folder).
+  env?: EnvOverrides | ((context: ScenarioContext) => EnvOverrides);
   // Without a server the CLI's ANTHROPIC_BASE_URL (and OPENAI_BASE_URL, OPENAI_CHAT_BASE_URL)
   // point at a dead loopback port.
   // Steps may be built per run, once the folder and the web exist (a URL, an absolute path, a
@@ -111,10 +122,19 @@ export interface Scenario {
   // CLI reads from the directory it was started in (a .env file); "work" in the work folder. The
   // command is made to start from there: see commandFrom.
   startIn?: "project" | "scenario" | "work";
-  // Ctrl-C: SIGINT to the command's process group once the server has this many requests, and
-  // `afterMs` later when given (for a tool that runs after the answer: a busy machine may start
-  // it late, so a scenario must hold whether the Ctrl-C comes before the tool or during it).
-  interrupt?: { afterRequests: number; afterMs?: number };
+  // Ctrl-C: SIGINT to the command's process group once the server has `afterRequests` requests
+  // and the file `afterFile` (relative to the scenario's folder: "work/started.txt") exists, each
+  // when given, and `afterMs` after that (for a tool that runs after the answer: a busy machine may
+  // start it late, so a scenario must hold whether the Ctrl-C comes before the tool or during it).
+  interrupt?: { afterRequests?: number; afterFile?: string; afterMs?: number };
+  // How long to wait after the command exits before the folder is read back and left processes
+  // are looked for: a process the run should have stopped would write its late marker by then.
+  settleMs?: number;
+  // Values that must reach neither stdout, stderr nor any request the fake server received (the
+  // scenario sets the variables that hold them through `env`); one that does fails the scenario.
+  secrets?: string[] | ((context: ScenarioContext) => string[]);
+  // Makes the work folder a git repository with one commit of its files (src/git-folder.ts).
+  git?: boolean;
   judgements: Judgement[];
 }
 
@@ -156,7 +176,9 @@ export type SharedRuns = Map<string | Scenario, Promise<ScenarioRun>>;
 export interface ScenarioRun {
   run: CliRun;
   observed: Observed;
-  env: Record<string, string | undefined>;
+  env: EnvOverrides;
+  // The scenario's secrets, as built for this run.
+  secrets?: string[];
 }
 
 export interface ScenarioResult {
@@ -189,7 +211,6 @@ const DEAD_URL = "http://127.0.0.1:9";
 const WORK = "work";
 // Every scenario runs with a key, and no scenario may print one: this value is easy to spot.
 export const CANARY_TOKEN = "sk-agent-code-canary-7d1f";
-const SECRET_NAME = /(API_KEY|AUTH_TOKEN)$/i;
 const LEFT_RUNNING =
   "the command exited but left a process running that held its output open; the runner stopped it";
 
@@ -240,8 +261,9 @@ export async function runScenario(
 ): Promise<ScenarioResult> {
   const { platforms } = scenario;
   if (platforms !== undefined && !platforms.includes(process.platform)) {
-    return skipped(scenario, `runs only on ${platforms.join(", ")}`);
+    return skipped(scenario, `runs only on ${platforms.join(", ")}, not ${process.platform}`);
   }
+  if (scenario.git === true && !hasGit()) return skipped(scenario, "needs git, not found on PATH");
   const shared = options.sharedRuns;
   if (shared === undefined) return judged(scenario, await observe(scenario, options));
   const key = runKey(scenario);
@@ -258,10 +280,23 @@ export async function runScenario(
  * else the scenario itself (a function among the inputs may give each run something else).
  */
 export function runKey(scenario: Scenario): string | Scenario {
-  const { args, stdin, env, server, web, files, startIn, interrupt } = scenario;
+  const { args, stdin, stdinOpen, env, server, web, files, startIn, interrupt } = scenario;
+  const { settleMs, secrets, git } = scenario;
   if (typeof args === "function" || files !== undefined) return scenario;
   let plain = true;
-  const inputs = { args, stdin, env, server, web, startIn, interrupt };
+  const inputs = {
+    args,
+    stdin,
+    stdinOpen,
+    env,
+    server,
+    web,
+    startIn,
+    interrupt,
+    settleMs,
+    secrets,
+    git,
+  };
   const key = JSON.stringify(inputs, (_name, value) => {
     if (typeof value === "function" || value instanceof Uint8Array) plain = false;
     // An env value of undefined unsets the variable, which is not the same as leaving it out.
@@ -290,6 +325,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
     writeFileSync(context.file, "agent-code contract scenario\n");
     mkdirSync(context.work);
     writeFiles(dir, scenario.files?.(context) ?? {});
+    if (scenario.git === true) commitFolder(context.work);
     const steps = scenario.server?.steps;
     server?.script(typeof steps === "function" ? steps(context) : (steps ?? []));
     const routes = scenario.web?.routes;
@@ -307,9 +343,9 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       AGENT_CODE_ALLOW_LOCAL_FETCH: "1",
       AGENT_CODE_SEARCH_BASE_URL: web?.url ?? DEAD_URL,
       TAVILY_API_KEY: TAVILY_CANARY,
-      ...scenario.env,
+      ...(typeof scenario.env === "function" ? scenario.env(context) : scenario.env),
     };
-    const after = scenario.interrupt?.afterRequests;
+    const { interrupt } = scenario;
     const startDir = { scenario: dir, work: context.work, project: undefined }[
       scenario.startIn ?? "project"
     ];
@@ -317,18 +353,17 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
     const run = await runCli(command, args, {
       cwd: startDir ?? options.cwd,
       stdin: scenario.stdin,
+      stdinOpen: scenario.stdinOpen,
       timeoutMs: options.timeoutMs,
       signal: options.signal,
       env,
       ...(options.inheritEnv === undefined ? {} : { inherit: options.inheritEnv }),
-      ...(after === undefined
+      ...(interrupt === undefined
         ? {}
-        : {
-            interrupt: untilRequests(server, after, finished.signal).then(() =>
-              sleep(scenario.interrupt?.afterMs ?? 0),
-            ),
-          }),
+        : { interrupt: interruptWhen(interrupt, server, dir, finished.signal) }),
     });
+    await sleep(scenario.settleMs ?? 0);
+    const strayProcesses = sweepStrayProcesses(dir);
     const observed: Observed = {
       trace: run.trace,
       stdout: run.stdout,
@@ -343,12 +378,21 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       outsideChanged: [],
       webRequests: web?.requests() ?? [],
       leftRunning: run.leftRunning === true,
+      strayProcesses,
     };
     // Read back before anything closes: a step may still be writing when the server stops.
     const left = readFolder(dir);
     observed.files = left;
     observed.outsideChanged = changedPaths(outsideBefore, outsideOf(left, WORK));
-    return { run, observed, env };
+    const { secrets } = scenario;
+    return {
+      run,
+      observed,
+      env,
+      ...(secrets === undefined
+        ? {}
+        : { secrets: typeof secrets === "function" ? secrets(context) : secrets }),
+    };
   } finally {
     finished.abort();
     await server?.close();
@@ -358,16 +402,18 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
 }
 
 // Judgements read what the run showed, never the scenario's directory, which is gone by now.
-function judged(scenario: Scenario, { run, observed, env }: ScenarioRun): ScenarioResult {
+function judged(scenario: Scenario, { run, observed, env, secrets }: ScenarioRun): ScenarioResult {
   const { requests } = observed;
   const failures = run.timedOut
     ? [{ message: "the run did not finish in time and was stopped", docs: "" }]
     : scenario.judgements
         .filter((judgement) => !safeCheck(judgement, observed))
         .map(({ message, docs }) => ({ message, docs }));
-  failures.push(...printedSecrets(env, observed));
+  failures.push(...printedKeys(env, observed));
+  failures.push(...leakedSecrets(secrets ?? [], env, observed));
   const rejected = requests.find((request) => !request.verdict.accepted);
   const notes = run.leftRunning ? [LEFT_RUNNING] : [];
+  if (observed.strayProcesses.length > 0) notes.push(strayNote(observed.strayProcesses));
   // A failing scenario says so among its failures too, where a learner reads.
   if (failures.length > 0 && run.leftRunning) failures.push({ message: LEFT_RUNNING, docs: "" });
   return {
@@ -404,7 +450,7 @@ function skipped(scenario: Scenario, why: string): ScenarioResult {
     passed: true,
     failures: [],
     timedOut: false,
-    skipped: `${why}, not ${process.platform}`,
+    skipped: why,
     run,
     requests: [],
   };
@@ -430,33 +476,34 @@ export function commandFrom(command: string | string[], cwd = process.cwd()): st
   });
 }
 
-// Resolves once the server has received `count` requests; never when there is no server.
-async function untilRequests(
+// Resolves when the scenario's Ctrl-C is due: once the server has its requests (never without a
+// server), then once its file exists, then `afterMs` later. Never, once the run has ended.
+async function interruptWhen(
+  { afterRequests, afterFile, afterMs = 0 }: NonNullable<Scenario["interrupt"]>,
   server: FakeServer | undefined,
-  count: number,
+  dir: string,
   signal: AbortSignal,
 ): Promise<void> {
+  if (afterRequests !== undefined) {
+    await until(() => server !== undefined && server.requests().length >= afterRequests, signal);
+  }
+  if (afterFile !== undefined) await until(() => existsSync(join(dir, afterFile)), signal);
+  const due = performance.now() + afterMs;
+  await until(() => performance.now() >= due, signal);
+}
+
+async function until(ready: () => boolean, signal: AbortSignal): Promise<void> {
   while (!signal.aborted) {
-    if (server !== undefined && server.requests().length >= count) return;
+    if (ready()) return;
     await sleep(20);
   }
   // The run ended first: nothing to interrupt.
   await new Promise(() => {});
 }
 
-// A key in the output is a leak, whatever the scenario is about: every scenario is checked.
-function printedSecrets(
-  env: Record<string, string | undefined>,
-  observed: Observed,
-): { message: string; docs: string }[] {
-  return Object.entries(env)
-    .filter(
-      ([name, value]) => SECRET_NAME.test(name) && value && !mentionsNoSecret(observed, value),
-    )
-    .map(([name]) => ({
-      message: `the value of ${name} appeared in the output: never print a key, not even in an error`,
-      docs: "docs/day-2.md#setup",
-    }));
+function strayNote(commands: string[]): string {
+  const count = commands.length === 1 ? "a process" : `${commands.length} processes`;
+  return `the run left ${count} working in the scenario's folder after it ended; the runner stopped ${commands.length === 1 ? "it" : "them"}: ${commands.join("; ")}`;
 }
 
 // A judgement that throws (say, on output of an unexpected shape) is a failed judgement.
@@ -469,24 +516,31 @@ function safeCheck(judgement: Judgement, observed: Observed): boolean {
 }
 
 // A later stage keeps an earlier stage's scenarios; `args` go before each one's own (e.g.
-// `--provider mock` for day-1's REPL scenarios in a stage whose default provider needs a key).
+// `--provider mock` for day-1's REPL scenarios in a stage whose default provider needs a key), and
+// `stdin` before its input (`y\n` where a tool the scenario calls now asks first).
 export function keepScenarios(
   contract: Contract,
   ids: string[],
-  options: { args?: string[] } = {},
+  options: { args?: string[]; stdin?: string } = {},
 ): Scenario[] {
   return ids.map((id) => {
     const scenario = contract.scenarios.find((candidate) => candidate.id === id);
     if (scenario === undefined) throw new Error(`${contract.stage} has no scenario ${id}`);
     const extra = options.args ?? [];
-    if (extra.length === 0) return scenario;
+    // Unchanged, it stays the same object: a run keyed by the scenario itself is shared too.
+    if (extra.length === 0 && options.stdin === undefined) return scenario;
     const { args } = scenario;
     return {
       ...scenario,
-      args:
-        typeof args === "function"
-          ? (context) => [...extra, ...args(context)]
-          : [...extra, ...args],
+      ...(extra.length === 0
+        ? {}
+        : {
+            args:
+              typeof args === "function"
+                ? (context: ScenarioContext) => [...extra, ...args(context)]
+                : [...extra, ...args],
+          }),
+      ...(options.stdin === undefined ? {} : { stdin: options.stdin + (scenario.stdin ?? "") }),
     };
   });
 }

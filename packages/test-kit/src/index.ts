@@ -13,6 +13,8 @@ export {
 export {
   type Contract,
   type ContractResult,
+  type EnvOverrides,
+  keepScenarios,
   type Level,
   type Observed,
   runContract,
@@ -32,6 +34,14 @@ export {
   contractCpuMeter,
   ownCpuSeconds,
 } from "./cpu.ts";
+export { commitFolder } from "./git-folder.ts";
+export {
+  fileExists,
+  fileText,
+  noStrayProcesses,
+  resultOf,
+  type SentResult,
+} from "./judgements.ts";
 export { contractRunsOnLeg, floorStages, stageOfTest, type TestLeg, testLeg } from "./legs.ts";
 export { ANTHROPIC_MODELS, DEEPSEEK_MODELS, type ModelEntry, type ModelInfo } from "./models.ts";
 export type {
@@ -50,6 +60,7 @@ export {
   validateChatRequest,
   validateResponsesRequest,
 } from "./openai-validator.ts";
+export { sweepStrayProcesses } from "./processes.ts";
 export { type CliRun, type RunCliOptions, runCli, splitCommand } from "./run-cli.ts";
 export { type FileEntry, type FileState, readFolder } from "./scenario-folder.ts";
 export {

@@ -104,8 +104,13 @@ export function mentionsNoSecret(observed: Observed, secret: string): boolean {
 // the JSON escaped it: a secret from outside the working directory, a key, a NUL byte.
 export function noRequestCarries(docs: string, text: string, what: string): Judgement {
   return judge(docs, `no request may carry ${what}`, (observed) =>
-    observed.requests.every((request) => !stringsOf(request.body).some((s) => s.includes(text))),
+    observed.requests.every((request) => !carries(request.body, text)),
   );
+}
+
+// Whether a request body holds `text` in any of its strings or keys.
+export function carries(body: unknown, text: string): boolean {
+  return stringsOf(body).some((s) => s.includes(text));
 }
 
 function stringsOf(value: unknown): string[] {
@@ -259,6 +264,22 @@ function resultWithId(
 export function fileText(observed: Observed, path: string): string | undefined {
   const state = observed.files[path];
   return typeof state === "string" ? state : undefined;
+}
+
+// Whether the run left anything at `path` (relative to `context.dir`, with `/`: `work/late.txt`):
+// a file, bytes or a link.
+export function fileExists(observed: Observed, path: string): boolean {
+  return observed.files[path] !== undefined;
+}
+
+// No process the run started was still working in the scenario's folder once the run was over
+// (Linux only: elsewhere the runner cannot tell, and this holds).
+export function noStrayProcesses(docs: string): Judgement {
+  return judge(
+    docs,
+    "no process the run started should still be running once the run is over",
+    (observed) => observed.strayProcesses.length === 0,
+  );
 }
 
 // Where a line of stdout is: the index in `stdoutLines` of the first line at or after `from` that

@@ -11,6 +11,9 @@ export interface RunCliOptions {
   // others when not given. `env` is applied after it.
   inherit?: (name: string) => boolean;
   stdin?: string;
+  // Writes stdin but ends it only when the command exits, as a terminal would: a program that
+  // hands its stdin to a child makes that child wait for input instead of reading its end.
+  stdinOpen?: boolean;
   timeoutMs?: number;
   cwd?: string;
   // Aborting kills the whole group, as a timeout does (a Ctrl-C in the caller, say).
@@ -78,7 +81,12 @@ export async function runCli(
   });
   // A child that exits without reading its input must not crash us with EPIPE.
   child.stdin.on("error", () => {});
-  child.stdin.end(options.stdin ?? "");
+  if (options.stdinOpen === true) {
+    child.stdin.write(options.stdin ?? "");
+    child.once("exit", () => child.stdin.end());
+  } else {
+    child.stdin.end(options.stdin ?? "");
+  }
 
   options.interrupt?.then(() => signalGroup(child.pid, "SIGINT"));
   const timer = setTimeout(() => {

@@ -141,3 +141,17 @@ function isRunning(pid: number): boolean {
     return false;
   }
 }
+
+test("stdinOpen writes stdin but ends it only when the command exits", async () => {
+  // Prints what it read, then whether its input ended within 300 ms.
+  const script = [
+    "let ended = false;",
+    "process.stdin.on('data', (d) => console.log('read ' + String(d).trim()));",
+    "process.stdin.on('end', () => { ended = true; });",
+    "setTimeout(() => { console.log(ended ? 'ended' : 'open'); process.exit(0); }, 300);",
+  ].join(" ");
+  const open = await runCli(["node", "-e", script], [], { stdin: "y\n", stdinOpen: true });
+  expect(open.stdoutLines).toEqual(["read y", "open"]);
+  const closed = await runCli(["node", "-e", script], [], { stdin: "y\n" });
+  expect(closed.stdoutLines).toEqual(["read y", "ended"]);
+});
