@@ -65,11 +65,14 @@ test.runIf(posix)("stdin is empty: a command that reads it ends at once", async 
   expect(await sh("cat; echo after", 5_000)).toEqual({ text: "after", stopped: false });
 });
 
-test.runIf(posix)("output is decoded as UTF-8 with U+FFFD for bad bytes, escapes removed", async () => {
-  expect((await sh("printf '\\342\\202\\254\\377 \\033[31mred\\033[0m'")).text).toBe(
-    "€\ufffd red",
-  );
-});
+test.runIf(posix)(
+  "output is decoded as UTF-8 with U+FFFD for bad bytes, escapes removed",
+  async () => {
+    expect((await sh("printf '\\342\\202\\254\\377 \\033[31mred\\033[0m'")).text).toBe(
+      "€\ufffd red",
+    );
+  },
+);
 
 test.runIf(posix)("long output keeps its first 4,000 and last 8,000 characters", async () => {
   const { text } = await sh("seq 1 200000");
