@@ -17,6 +17,7 @@ import {
   pieces,
 } from "./docs-code.ts";
 import type { Block, Problem } from "./docs-pages.ts";
+import { compareStages } from "./stage-diff.ts";
 
 // src/ files by path relative to src/ ("agent.ts", "providers/chat.ts").
 export type Files = Map<string, string>;
@@ -55,6 +56,18 @@ export function stageFiles(stage: string): Files {
     if (path.endsWith(".ts")) files.set(path, readFileSync(join(src, path), "utf8"));
   }
   return files;
+}
+
+// The src/ files stage-diff shows as moved from one stage to the other, by path relative to src/:
+// old path -> new path. The starter is no stage, and nothing moves from it.
+export function stageRenames(from: string, to: string): Map<string, string> {
+  const renames = new Map<string, string>();
+  if (from === STARTER) return renames;
+  for (const file of compareStages(from, to)) {
+    if (file.similarity === undefined || file.from === undefined || file.to === undefined) continue;
+    renames.set(file.from.replace(/^src\//, ""), file.to.replace(/^src\//, ""));
+  }
+  return renames;
 }
 
 // The stage a block belongs to: the stage its code comes from, or a diff's later stage.
@@ -285,25 +298,43 @@ function joinParts(before: string, after: string, blank = 1): string {
   return tail === "" ? `${head}\n` : `${head}\n${"\n".repeat(blank)}${tail}`;
 }
 
-// A stage diff (or one file's part): each hunk's old lines are found in the file and replaced by
-// its new lines; a hunk whose new lines are already there (a code block showed them) is skipped.
+// A stage diff (or one file's part).
 function applyDiff(files: Files, arg: string): string | undefined {
   const [, from = "", to = "", only] = /^(\S+)\.\.(\S+)(?:\s+(\S+))?$/.exec(arg) ?? [];
   if (!STAGES.includes(from) || !STAGES.includes(to)) return undefined;
-  const before = stageFiles(from);
-  const after = stageFiles(to);
-  const paths = new Set([...before.keys(), ...after.keys()]);
-  for (const path of [...paths].sort()) {
-    if (only !== undefined && `src/${path}` !== only) continue;
-    const old = before.get(path);
+  return applyChanges(files, stageFiles(from), stageFiles(to), stageRenames(from, to), only);
+}
+
+// The changes from `before` to `after` typed into `files` (all of them, or only those of the file
+// `only`, "src/<path>"): each hunk's old lines are found in the file and replaced by its new lines;
+// a hunk whose new lines are already there (a code block showed them) is skipped. A renamed file
+// (old path -> new path in `renames`) is one change, as its diff shows it, named by either path:
+// its hunks apply to the file at its old path, or at its new one if a block moved it already.
+export function applyChanges(
+  files: Files,
+  before: Files,
+  after: Files,
+  renames: Map<string, string>,
+  only?: string,
+): string | undefined {
+  const moved = new Set(renames.values());
+  const changes = [...new Set([...before.keys(), ...after.keys()])]
+    .filter((path) => !renames.has(path) && !moved.has(path))
+    .map((path) => [path, path] as const);
+  changes.push(...renames);
+  changes.sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [oldPath, path] of changes) {
+    if (only !== undefined && `src/${oldPath}` !== only && `src/${path}` !== only) continue;
+    const old = before.get(oldPath);
     const next = after.get(path);
-    if (old === next) continue;
+    if (old === next && oldPath === path) continue;
     if (next === undefined) {
-      files.delete(path);
+      files.delete(oldPath);
       continue;
     }
-    const own = files.get(path);
+    const own = files.get(oldPath) ?? files.get(path);
     if (old === undefined || own === undefined) {
+      if (oldPath !== path) files.delete(oldPath);
       files.set(path, next);
       continue;
     }
@@ -322,6 +353,7 @@ function applyDiff(files: Files, arg: string): string | undefined {
     if (typeof applied !== "string") {
       return `its change to src/${path} near line ${applied.at + 1} does not apply to what the page built so far`;
     }
+    if (oldPath !== path) files.delete(oldPath);
     files.set(path, applied);
   }
   return undefined;
@@ -444,12 +476,20 @@ export function lineDiff(a: string[], b: string[]): Op[] {
   return ops;
 }
 
-// Lines added or removed between two sets of files.
-export function changedLines(a: Files, b: Files): number {
+// Lines added or removed between two sets of files. A file renamed (old path -> new path in
+// `renames`) that `a` holds at its old path only and `b` at its new path only counts as one file,
+// by the lines its move changed: the count stage-stats takes from stage-diff.
+export function changedLines(a: Files, b: Files, renames = new Map<string, string>()): number {
+  const pairs = new Map<string, string>();
+  for (const [oldPath, path] of renames) {
+    if (a.has(oldPath) && !a.has(path) && b.has(path) && !b.has(oldPath)) pairs.set(oldPath, path);
+  }
+  const moved = new Set(pairs.values());
   let count = 0;
   for (const path of new Set([...a.keys(), ...b.keys()])) {
+    if (moved.has(path)) continue;
     const left = a.get(path);
-    const right = b.get(path);
+    const right = b.get(pairs.get(path) ?? path);
     if (left === right) continue;
     const ops = lineDiff(
       left === undefined ? [] : left.split("\n"),
@@ -625,7 +665,14 @@ export function replayLesson(lesson: Lesson): {
       }
     }
   }
-  const changed = changedLines(stageFiles(lesson.base), target);
+  // A move counts by the lines it changes, as stage-stats counts it. What is left is counted path
+  // by path: a file the page has not moved yet counts in full at both paths, so a move no block
+  // shows is never covered, not even when it changes no line.
+  const changed = changedLines(
+    stageFiles(lesson.base),
+    target,
+    stageRenames(lesson.base, lesson.stage),
+  );
   const left = changedLines(files, target);
   return {
     files,

@@ -349,7 +349,8 @@ function figureValue(arg: string, stats: StageStats[]): string | undefined {
   return row === undefined || known === undefined ? undefined : String(row[known]);
 }
 
-// One file's part of a stage diff: from its `diff --git` line to the next file's.
+// One file's part of a stage diff: from its `diff --git` line to the next file's. A moved file's
+// part is found by either of its paths, as its header names both.
 function filePart(diff: string, path: string): string | undefined {
   const parts = diff.replace(/\n$/, "").split(/\n(?=diff --git )/);
   return parts.find((part) => {

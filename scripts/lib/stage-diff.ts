@@ -1,5 +1,6 @@
 // The diff between two stages, or a stage and a learner's project: src/ (and test/) only, without
-// the noise of lock files, generated files, line endings or lines that differ by the package name.
+// the noise of lock files, generated files, line endings or lines that differ by the package name,
+// and a moved file shown as a move.
 import { spawnSync } from "node:child_process";
 import {
   existsSync,
@@ -24,7 +25,9 @@ export interface StageDiffOptions {
 }
 
 // One file of a comparison: its path on each side (undefined where it does not exist), the
-// unified diff hunks with the original lines, and the counts the stat header shows.
+// unified diff hunks with the original lines, and the counts the stat header shows. A file that
+// git found moved (a file gone from one side, most of whose lines are in a file new on the other)
+// has its similarity set, and its hunks and counts hold only the lines the move changed.
 export interface FileDiff {
   from: string | undefined;
   to: string | undefined;
@@ -32,6 +35,8 @@ export interface FileDiff {
   binary: boolean;
   added: number;
   removed: number;
+  // git's "similarity index" of a rename, in percent; undefined for any other file.
+  similarity: number | undefined;
 }
 
 // A side of a comparison: where each role (src, test) lives, relative to `root`.
@@ -164,10 +169,11 @@ function packageName(root: string): string[] {
 // git diffs normalised copies of each pair: CRLF turned into LF, and every package name of
 // either side replaced by one placeholder, so a line that differs only by the package name is
 // equal. The hunks are then filled with the original lines, which normalising never moves.
+// A file left unpaired on one side may then be paired by git with one on the other: a rename.
 function compareSides(a: Side, b: Side): FileDiff[] {
   const left = readSide(a);
   const right = readSide(b);
-  const keys = [...new Set([...left.keys(), ...right.keys()])].sort();
+  const keys = [...new Set([...left.keys(), ...right.keys()])].sort(gitOrder);
   const names = new RegExp(
     [...a.names, ...b.names]
       .sort((x, y) => y.length - x.length)
@@ -187,14 +193,27 @@ function compareSides(a: Side, b: Side): FileDiff[] {
       if (after) writeFileSync(join(temp, "b", String(index)), normalise(after));
     }
     const sections = gitDiff(temp);
+    // A rename is shown where git shows it: at its new file's place.
     return keys.flatMap((key, index) => {
-      const section = sections.get(String(index));
+      const section = sections.get(index);
       if (section === undefined) return [];
-      return [fileDiff(left.get(key), right.get(key), section)];
+      return [fileDiff(left.get(keys[section.from] ?? ""), right.get(key), section.lines)];
     });
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
+}
+
+// git walks each folder in name order, so a folder comes before a file whose name it begins
+// (tools/ before tools.ts) where a plain sort of the paths puts it after.
+function gitOrder(a: string, b: string): number {
+  const x = a.split("/");
+  const y = b.split("/");
+  for (let at = 0; at < Math.min(x.length, y.length); at++) {
+    const [one = "", two = ""] = [x[at], y[at]];
+    if (one !== two) return one < two ? -1 : 1;
+  }
+  return x.length - y.length;
 }
 
 interface SourceFile {
@@ -217,16 +236,30 @@ function readSide(side: Side): Map<string, SourceFile> {
   return files;
 }
 
+// Each file's section of the patch: the lines after its `diff --git` line, and the index of the
+// file it comes from, which differs from the index it is keyed by only for a rename.
+interface Section {
+  from: number;
+  lines: string[];
+}
+
 // Runs git once over the two trees (files named by index, so no path needs quoting) and returns
-// each file's section of the patch, keyed by index.
-function gitDiff(temp: string): Map<string, string[]> {
+// each file's section of the patch, keyed by the index of its file on the newer side (of its old
+// file for a deleted one, which git names by that index on both sides).
+//
+// Renames are git's own: a deleted file is paired with the added file most like it when they share
+// at least half of the larger one (git's default threshold, written out). A file split in many is
+// paired with its most similar piece only if that piece reaches half; the others stay added. When
+// day-5-v1 split day-4-v3's tools.ts (711 lines) into tools/ no piece did (tools/index.ts, the
+// closest, is 15% similar), so tools.ts shows as deleted and every piece as added.
+function gitDiff(temp: string): Map<number, Section> {
   const git = spawnSync(
     "git",
     [
       "diff",
       "--no-index",
       "--histogram",
-      "--no-renames",
+      "--find-renames=50%",
       "--no-color",
       "--no-ext-diff",
       "--no-textconv",
@@ -247,13 +280,13 @@ function gitDiff(temp: string): Map<string, string[]> {
   );
   if (git.error) throw new Error(`stage-diff needs git on the PATH: ${git.error.message}`);
   if (git.status !== 0 && git.status !== 1) throw new Error(`git diff failed: ${git.stderr}`);
-  const sections = new Map<string, string[]>();
+  const sections = new Map<number, Section>();
   let current: string[] = [];
   for (const line of git.stdout.split("\n")) {
-    const start = /^diff --git a\/[ab]\/(\d+) b\/[ab]\/\d+$/.exec(line);
-    if (start?.[1] !== undefined) {
+    const start = /^diff --git a\/[ab]\/(\d+) b\/[ab]\/(\d+)$/.exec(line);
+    if (start !== null) {
       current = [];
-      sections.set(start[1], current);
+      sections.set(Number(start[2]), { from: Number(start[1]), lines: current });
     } else {
       current.push(line);
     }
@@ -266,6 +299,11 @@ function fileDiff(
   to: SourceFile | undefined,
   section: string[],
 ): FileDiff {
+  const firstHunk = section.findIndex((text) => text.startsWith("@@"));
+  const head = firstHunk < 0 ? section : section.slice(0, firstHunk);
+  const similarity = head
+    .map((line) => /^similarity index (\d+)%$/.exec(line)?.[1])
+    .find((percent) => percent !== undefined);
   const diff: FileDiff = {
     from: from?.path,
     to: to?.path,
@@ -273,12 +311,12 @@ function fileDiff(
     binary: section.some((line) => line.startsWith("Binary files ")),
     added: 0,
     removed: 0,
+    similarity: similarity === undefined ? undefined : Number(similarity),
   };
   const oldLines = from?.text.split("\n") ?? [];
   const newLines = to?.text.split("\n") ?? [];
   let oldAt = 0;
   let newAt = 0;
-  const firstHunk = section.findIndex((text) => text.startsWith("@@"));
   for (const line of firstHunk < 0 ? [] : section.slice(firstHunk)) {
     const hunk = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
     if (hunk) {
@@ -328,10 +366,21 @@ function renderDiff(files: FileDiff[], title: string, options: StageDiffOptions)
     lines.push(
       paint(colour, "yellow", `diff --git a/${file.from ?? file.to} b/${file.to ?? file.from}`),
     );
+    if (file.similarity !== undefined) {
+      lines.push(
+        ...[
+          `similarity index ${file.similarity}%`,
+          `rename from ${file.from}`,
+          `rename to ${file.to}`,
+        ].map((line) => paint(colour, "yellow", line)),
+      );
+    }
     if (file.binary) {
       lines.push(`Binary files ${a} and ${b} differ`);
       continue;
     }
+    // A file moved unchanged has no hunks, and git then writes no ---/+++ lines either.
+    if (file.similarity !== undefined && file.hunks.length === 0) continue;
     lines.push(paint(colour, "yellow", `--- ${a}`), paint(colour, "yellow", `+++ ${b}`));
     for (const line of file.hunks) lines.push(paintHunkLine(colour, line));
   }

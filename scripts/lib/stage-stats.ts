@@ -11,7 +11,8 @@ export interface StageStats {
   files: number;
   // Lines of code in src/: blank and comment-only lines are not counted.
   lines: number;
-  // Lines of src/ added and removed against the stage's base; 0 for the first stage.
+  // Lines of src/ added and removed against the stage's base; 0 for the first stage. A file
+  // stage-diff shows as moved counts only the lines its move changed.
   added: number;
   removed: number;
 }

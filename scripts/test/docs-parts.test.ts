@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { expect, test } from "vitest";
 import { ROOT } from "../lib/command.ts";
 import { extractCode } from "../lib/docs-code.ts";
+import { applyChanges, changedLines, type Files } from "../lib/docs-lessons.ts";
 import { fenceConflict, scanPage } from "../lib/docs-pages.ts";
 import { normalise } from "../lib/docs-replays.ts";
 
@@ -143,4 +144,53 @@ test("Day 2's replays show the provider: header line only from the section that 
   expect(before.length).toBeGreaterThan(3);
   expect(before.filter((match) => /^provider: /m.test(match[1] ?? ""))).toEqual([]);
   expect(after.some((match) => /^provider: mock {2}model: /m.test(match[1] ?? ""))).toBe(true);
+});
+
+// tools.ts moved to tools/index.ts with one line changed, and a new tools/echo.ts: a stage pair as
+// stage-diff shows it, with the rename git finds.
+const BEFORE: Files = new Map([
+  ["tools.ts", "export type Tool = {};\nconst a = 1;\nconst b = 2;\n"],
+]);
+const AFTER: Files = new Map([
+  ["tools/index.ts", "export type Tool = {};\nconst a = 1;\nconst b = 3;\n"],
+  ["tools/echo.ts", "export const echo = 1;\n"],
+]);
+const RENAMES = new Map([["tools.ts", "tools/index.ts"]]);
+
+test("a moved file counts by the lines its move changes, as stage-stats counts it", () => {
+  // One line out and one in for the move, and the new file's line and final newline.
+  expect(changedLines(BEFORE, AFTER, RENAMES)).toBe(4);
+  // Path by path, the move is all of tools.ts out and all of tools/index.ts in.
+  expect(changedLines(BEFORE, AFTER)).toBe(10);
+});
+
+test.each(["src/tools.ts", "src/tools/index.ts"])(
+  "a diff block naming %s moves the file and makes its edit",
+  (only) => {
+    const files = new Map(BEFORE);
+    expect(applyChanges(files, BEFORE, AFTER, RENAMES, only)).toBeUndefined();
+    expect(Object.fromEntries(files)).toEqual({ "tools/index.ts": AFTER.get("tools/index.ts") });
+  },
+);
+
+test("a whole stage diff moves the file and adds the new one; a code block's lines stay", () => {
+  const files = new Map(BEFORE);
+  files.set(
+    "tools.ts",
+    "// Shown by a code block.\nexport type Tool = {};\nconst a = 1;\nconst b = 2;\n",
+  );
+  expect(applyChanges(files, BEFORE, AFTER, RENAMES)).toBeUndefined();
+  expect(Object.fromEntries(files)).toEqual({
+    "tools/echo.ts": "export const echo = 1;\n",
+    "tools/index.ts":
+      "// Shown by a code block.\nexport type Tool = {};\nconst a = 1;\nconst b = 3;\n",
+  });
+});
+
+test("a move whose edit does not apply keeps the file where it was", () => {
+  const files: Files = new Map([["tools.ts", "something else\n"]]);
+  expect(applyChanges(files, BEFORE, AFTER, RENAMES, "src/tools.ts")).toMatch(
+    /^its change to src\/tools\/index\.ts near line \d+ does not apply/,
+  );
+  expect([...files.keys()]).toEqual(["tools.ts"]);
 });

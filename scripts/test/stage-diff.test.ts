@@ -18,7 +18,8 @@ const PAIRS = STAGES.flatMap((stage) => {
 
 // git itself, on the real folders, with none of the user's settings: what stage-diff must match.
 function git(args: string[]): string {
-  const run = spawnSync("git", ["diff", "--no-index", "--no-color", "--histogram", ...args], {
+  const options = ["--no-color", "--histogram", "--find-renames=50%"];
+  const run = spawnSync("git", ["diff", "--no-index", ...options, ...args], {
     cwd: ROOT,
     encoding: "utf8",
     env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: devNull },
@@ -49,6 +50,8 @@ describe.each(PAIRS)("%s -> %s", (from, to) => {
       .replaceAll(`b/packages/${to}/`, "b/")
       .replaceAll(`a/packages/${to}/`, "a/")
       .replaceAll(`b/packages/${from}/`, "b/")
+      .replaceAll(`rename from packages/${from}/`, "rename from ")
+      .replaceAll(`rename to packages/${to}/`, "rename to ")
       .split("\n")
       .filter((line) => !/^(index |new file mode|deleted file mode)/.test(line));
     const output = await diffStages(from, to);
@@ -56,16 +59,30 @@ describe.each(PAIRS)("%s -> %s", (from, to) => {
   });
 
   test("the stat header counts what git counts", async () => {
-    const numstat = git(["--numstat", `packages/${from}/src`, `packages/${to}/src`])
-      .trim()
-      .split("\n")
-      .map((line) => line.split("\t").map((field) => field.replace(/.*\/src\//, "src/")));
+    // -z, as no-index writes it: each file's counts, then its path on each side (/dev/null for a
+    // side it is missing from). Two different paths in src/ are a rename: "old => new".
+    const fields = git(["--numstat", "-z", `packages/${from}/src`, `packages/${to}/src`]).split(
+      "\0",
+    );
+    const relative = (path = "") => path.replace(/.*\/src\//, "src/");
+    const numstat: string[][] = [];
+    for (let at = 0; at + 2 < fields.length; at += 3) {
+      const [added = "", removed = ""] = (fields[at] ?? "").split("\t");
+      const [old, next] = [fields[at + 1], fields[at + 2]].map(relative);
+      const name =
+        old === "/dev/null" || old === next
+          ? next
+          : next === "/dev/null"
+            ? old
+            : `${old} => ${next}`;
+      numstat.push([added, removed, name ?? ""]);
+    }
     const header = (await diffStages(from, to)).split("\n\n")[0]?.split("\n") ?? [];
     expect(header[0]).toBe(`${from} (a/) -> ${to} (b/): src/`);
     for (const [added = "", removed = "", path = ""] of numstat) {
       const count = Number(added) + Number(removed);
       expect(header).toContainEqual(
-        expect.stringMatching(new RegExp(`^ ${path} +\\| +${count} \\+{0,50}-{0,50}$`)),
+        expect.stringMatching(new RegExp(`^ ${path} +\\| +${count}( \\+{0,50}-{0,50})?$`)),
       );
     }
     const sum = (column: number) => numstat.reduce((total, row) => total + Number(row[column]), 0);
@@ -144,6 +161,127 @@ test("--src names the project's source folder; files pair up by their path insid
   ]);
   expect(output).toContain("diff --git a/src/agent.ts b/lib/agent.ts\n--- a/src/agent.ts\n");
   expect(output).toContain("--- /dev/null\n+++ b/lib/notes.md\n@@ -0,0 +1 @@\n+mine\n");
+});
+
+// The lines of a diff that add or remove, without the ---/+++ lines.
+function changes(diff: string): string[] {
+  return diff.split("\n").filter((line) => /^[-+](?!-- |\+\+ )/.test(line));
+}
+
+// One file's part of the output: from its `diff --git` line to the next file's.
+function filePart(diff: string, header: string): string {
+  const parts = diff.split(/\n(?=diff --git )/);
+  const part = parts.find((text) => text.startsWith(`${header}\n`));
+  if (part === undefined) throw new Error(`no ${header} in:\n${diff}`);
+  return part;
+}
+
+test("a file moved and edited shows as git's rename, with only the edited lines", async () => {
+  const dir = projectFrom("day-1");
+  const text = readFileSync(join(dir, "src", "agent.ts"), "utf8");
+  mkdirSync(join(dir, "src", "core"));
+  writeFileSync(
+    join(dir, "src", "core", "agent.ts"),
+    text.replace("const trace: string[] = [];", "const trace: string[] = []; // in order"),
+  );
+  rmSync(join(dir, "src", "agent.ts"));
+  const output = await diffStageAndProject("day-1", dir);
+  expect(output.split("\n").slice(0, 3)).toEqual([
+    "day-1 (a/) -> your project (b/): src/",
+    " src/agent.ts => src/core/agent.ts | 2 +-",
+    " 1 file changed, 1 insertion(+), 1 deletion(-)",
+  ]);
+  const part = filePart(output, "diff --git a/src/agent.ts b/src/core/agent.ts");
+  expect(part.split("\n").slice(0, 7)).toEqual([
+    "diff --git a/src/agent.ts b/src/core/agent.ts",
+    expect.stringMatching(/^similarity index (9\d)%$/),
+    "rename from src/agent.ts",
+    "rename to src/core/agent.ts",
+    "--- a/src/agent.ts",
+    "+++ b/src/core/agent.ts",
+    expect.stringMatching(/^@@ -\d+,7 \+\d+,7 @@ /),
+  ]);
+  expect(changes(output)).toEqual([
+    "-  const trace: string[] = [];",
+    "+  const trace: string[] = []; // in order",
+  ]);
+});
+
+test("a file moved unchanged shows the rename header alone and counts no line", async () => {
+  const dir = projectFrom("day-1");
+  mkdirSync(join(dir, "src", "core"));
+  cpSync(join(dir, "src", "model.ts"), join(dir, "src", "core", "model.ts"));
+  rmSync(join(dir, "src", "model.ts"));
+  expect(await diffStageAndProject("day-1", dir)).toBe(
+    [
+      "day-1 (a/) -> your project (b/): src/",
+      " src/model.ts => src/core/model.ts | 0",
+      " 1 file changed",
+      "",
+      "diff --git a/src/model.ts b/src/core/model.ts",
+      "similarity index 100%",
+      "rename from src/model.ts",
+      "rename to src/core/model.ts",
+      "",
+    ].join("\n"),
+  );
+});
+
+test("a file split in two is renamed to its larger piece; the smaller one is a new file", async () => {
+  const dir = projectFrom("day-1");
+  const lines = readFileSync(join(dir, "src", "cli.ts"), "utf8").split("\n");
+  // Seven tenths stay together: over git's 50% for a rename. The last element is the "" after
+  // the final newline, so the tail keeps that newline.
+  const at = Math.round(lines.length * 0.7);
+  const head = lines.slice(0, at);
+  const tail = lines.slice(at);
+  mkdirSync(join(dir, "src", "cli"));
+  writeFileSync(join(dir, "src", "cli", "main.ts"), `${head.join("\n")}\n`);
+  writeFileSync(join(dir, "src", "cli", "help.ts"), tail.join("\n"));
+  rmSync(join(dir, "src", "cli.ts"));
+  const output = await diffStageAndProject("day-1", dir);
+  const moved = tail.length - 1;
+  const stat = output.split("\n");
+  expect(stat).toContainEqual(` src/cli.ts => src/cli/main.ts | ${moved} ${"-".repeat(moved)}`);
+  expect(stat).toContainEqual(
+    expect.stringMatching(new RegExp(`^ src/cli/help\\.ts +\\| ${moved} \\+{${moved}}$`)),
+  );
+  const renamed = filePart(output, "diff --git a/src/cli.ts b/src/cli/main.ts");
+  expect(renamed).toMatch(/\nrename from src\/cli\.ts\nrename to src\/cli\/main\.ts\n/);
+  expect(changes(renamed)).toEqual(tail.slice(0, -1).map((line) => `-${line}`));
+  const added = filePart(output, "diff --git a/src/cli/help.ts b/src/cli/help.ts");
+  expect(added).toContain("\n--- /dev/null\n+++ b/src/cli/help.ts\n");
+  expect(changes(added)).toEqual(tail.slice(0, -1).map((line) => `+${line}`));
+});
+
+test("a deleted file and a new one with little in common stay a deletion and an addition", async () => {
+  const dir = projectFrom("day-1");
+  const text = readFileSync(join(dir, "src", "tools.ts"), "utf8");
+  const lines = text.split("\n");
+  // A third of the file: under git's 50%.
+  writeFileSync(
+    join(dir, "src", "registry.ts"),
+    `${lines.slice(0, lines.length / 3).join("\n")}\n`,
+  );
+  rmSync(join(dir, "src", "tools.ts"));
+  const output = await diffStageAndProject("day-1", dir);
+  expect(output).not.toContain("rename");
+  expect(output).toContain("diff --git a/src/registry.ts b/src/registry.ts\n--- /dev/null\n");
+  expect(output).toContain(
+    "diff --git a/src/tools.ts b/src/tools.ts\n--- a/src/tools.ts\n+++ /dev/null\n",
+  );
+});
+
+test("files come in git's order: a folder before the file whose name it begins", async () => {
+  const dir = projectFrom("day-1");
+  mkdirSync(join(dir, "src", "tools"));
+  writeFileSync(join(dir, "src", "tools", "extra.ts"), "export const extra = 1;\n");
+  writeFileSync(join(dir, "src", "tools.ts"), "// emptied\n");
+  const output = await diffStageAndProject("day-1", dir);
+  expect(output.split("\n").filter((line) => line.startsWith("diff --git "))).toEqual([
+    "diff --git a/src/tools/extra.ts b/src/tools/extra.ts",
+    "diff --git a/src/tools.ts b/src/tools.ts",
+  ]);
 });
 
 describe("the command line", () => {
