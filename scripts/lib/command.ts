@@ -40,11 +40,11 @@ export function useColour(stream: NodeJS.WriteStream = process.stdout): boolean 
 
 export function paint(
   enabled: boolean,
-  code: "red" | "green" | "yellow" | "dim",
+  code: "red" | "green" | "yellow" | "cyan" | "dim",
   text: string,
 ): string {
   if (!enabled) return text;
-  const codes = { red: 31, green: 32, yellow: 33, dim: 2 } as const;
+  const codes = { red: 31, green: 32, yellow: 33, cyan: 36, dim: 2 } as const;
   return `\u001b[${codes[code]}m${text}\u001b[0m`;
 }
 

@@ -1,8 +1,9 @@
-// Lessons replayed from their pages: a lesson is one stage, its blocks are the `code:` and `diff:`
-// blocks of that stage on the pages, and typing them in page order into a copy of the base (the
-// starter for day-1) must give the stage's src/. docs:check replays the text (every changed line
-// shown, no block using a name a later block brings); scripts/test/docs-replay.test.ts also
-// type-checks and runs the contract at each checkpoint. Decision 0032 has the rules.
+// Lessons replayed from their pages: a lesson is one stage, its blocks are the `code:`, `diff:`,
+// `delete:` and `move:` blocks of that stage on the pages, and typing them in page order into a
+// copy of the base (the starter for day-1) must give the stage's src/. docs:check replays the
+// text (every changed line shown, no block using a name a later block brings);
+// scripts/test/docs-replay.test.ts also type-checks and runs the contract at each checkpoint.
+// Decisions 0032 and 0051 have the rules.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { baseOf, ROOT, STAGES, stageDir } from "./command.ts";
@@ -17,7 +18,7 @@ import {
   pieces,
 } from "./docs-code.ts";
 import type { Block, Problem } from "./docs-pages.ts";
-import { compareStages } from "./stage-diff.ts";
+import { compareStages, type FileDiff } from "./stage-diff.ts";
 
 // src/ files by path relative to src/ ("agent.ts", "providers/chat.ts").
 export type Files = Map<string, string>;
@@ -61,9 +62,12 @@ export function stageFiles(stage: string): Files {
 // The src/ files stage-diff shows as moved from one stage to the other, by path relative to src/:
 // old path -> new path. The starter is no stage, and nothing moves from it.
 export function stageRenames(from: string, to: string): Map<string, string> {
+  return from === STARTER ? new Map() : renamesIn(compareStages(from, to));
+}
+
+function renamesIn(changes: FileDiff[]): Map<string, string> {
   const renames = new Map<string, string>();
-  if (from === STARTER) return renames;
-  for (const file of compareStages(from, to)) {
+  for (const file of changes) {
     if (file.similarity === undefined || file.from === undefined || file.to === undefined) continue;
     renames.set(file.from.replace(/^src\//, ""), file.to.replace(/^src\//, ""));
   }
@@ -74,8 +78,40 @@ export function stageRenames(from: string, to: string): Map<string, string> {
 export function blockStage(block: Block): string | undefined {
   if (block.kind === "code") return block.arg.split("/")[0];
   if (block.kind === "diff") return /^\S+\.\.(\S+)/.exec(block.arg)?.[1];
-  if (block.kind === "delete") return block.arg.split(/\s+/)[0];
+  if (block.kind === "delete" || block.kind === "move") return block.arg.split(/\s+/)[0];
   return undefined;
+}
+
+// A `<!-- move: <stage> src/<from>#<Name>,<Name>… src/<to> -->` block: declarations the learner
+// moves as they are from one file to another, paths relative to src/. `#*` moves all that is left
+// and deletes the file, which the stage must no longer have.
+export interface Move {
+  stage: string;
+  from: string;
+  // The names, or REST.
+  names: string[] | typeof REST;
+  to: string;
+}
+
+export const REST = "*";
+
+// What REST moves: the pieces of the base's file (`from`) whose names the stage's file (`to`) has,
+// by their names, in the base's order.
+export function restOf(
+  from: { text: string; path: string },
+  to: { text: string; path: string },
+): string[] {
+  const kept = new Set(pieces(to.text, to.path).flatMap((piece) => piece.names));
+  return pieces(from.text, from.path)
+    .filter((piece) => piece.names.some((name) => kept.has(name)))
+    .map((piece) => piece.name);
+}
+
+export function parseMove(arg: string): Move | undefined {
+  const match = /^(\S+)\s+src\/([^#\s]+)#(\*|[\w$]+(?:,[\w$]+)*)\s+src\/(\S+)$/.exec(arg);
+  if (match === null) return undefined;
+  const [, stage = "", from = "", names = "", to = ""] = match;
+  return { stage, from, names: names === REST ? REST : names.split(","), to };
 }
 
 // Every lesson with its steps, from the pages in the order given.
@@ -134,6 +170,66 @@ export function applyBlock(files: Files, block: Block): string | undefined {
   if (block.kind === "code") return applyCode(files, block.arg);
   if (block.kind === "diff") return applyDiff(files, block.arg);
   if (block.kind === "delete") return applyDelete(files, block.arg);
+  if (block.kind === "move") return applyMove(files, block.arg);
+  return undefined;
+}
+
+// Each declaration leaves its file as the learner has it and goes where the stage has it in the
+// other file (as a code block's would), which is made if need be. REST moves what its line names,
+// which must be all the file still holds, and deletes the file.
+function applyMove(files: Files, arg: string): string | undefined {
+  const move = parseMove(arg);
+  const base = move === undefined ? undefined : baseOf(move.stage);
+  // A marker of the wrong form is reported where its line is filled.
+  if (move === undefined || base === undefined || move.from === move.to) return undefined;
+  const own = files.get(move.from);
+  if (own === undefined) return `there is no src/${move.from} to move from`;
+  const stagePath = join(stageDir(move.stage), "src", move.to);
+  if (!existsSync(stagePath)) return `${move.stage} has no src/${move.to}`;
+  const stageText = readFileSync(stagePath, "utf8");
+  const stagePieces = pieces(stageText, move.to);
+  const ownPieces = pieces(own, move.from);
+  const names =
+    move.names === REST
+      ? restOf(
+          { text: stageFiles(base).get(move.from) ?? "", path: move.from },
+          { text: stageText, path: move.to },
+        )
+      : move.names;
+  const moving: { piece: Piece; stageName: string }[] = [];
+  for (const name of names) {
+    const piece = ownPieces.find((candidate) => candidate.names.includes(name));
+    if (piece === undefined) return `src/${move.from} has no ${name} to move`;
+    const there = stagePieces.find((candidate) => candidate.names.includes(name));
+    if (there === undefined) return `${move.stage}'s src/${move.to} has no ${name}`;
+    if (!moving.some((item) => item.piece === piece)) moving.push({ piece, stageName: there.name });
+  }
+  // In the stage's order, so that each finds the one before it already there.
+  const order = (name: string) => stagePieces.findIndex((piece) => piece.name === name);
+  moving.sort((a, b) => order(a.stageName) - order(b.stageName));
+  let target = files.get(move.to) ?? "";
+  for (const { piece, stageName } of moving) {
+    const targetPieces = pieces(target, move.to);
+    if (targetPieces.some((there) => there.names.some((name) => piece.names.includes(name)))) {
+      return `src/${move.to} has ${piece.name} already`;
+    }
+    const text = own.slice(piece.from, piece.to);
+    target = insertPiece(target, move.to, targetPieces, stagePieces, stageText, stageName, text);
+  }
+  let left = own;
+  for (const { piece } of [...moving].sort((a, b) => b.piece.from - a.piece.from)) {
+    left = joinParts(left.slice(0, piece.from), left.slice(piece.to));
+  }
+  if (move.names === REST) {
+    const still = pieces(left, move.from).map((piece) => piece.name);
+    if (still.length > 0) {
+      return `src/${move.from} still holds ${still.join(", ")}, which ${move.stage}'s src/${move.to} does not: move or delete them before the rest`;
+    }
+    files.delete(move.from);
+  } else {
+    files.set(move.from, left);
+  }
+  files.set(move.to, target);
   return undefined;
 }
 
@@ -161,8 +257,7 @@ function applyCode(files: Files, arg: string): string | undefined {
   const text = extractCode(stageText, path, name);
   const own = files.get(path) ?? "";
   if (name === IMPORTS) {
-    const end = headEnd(own, parseFile(own, path).program.body);
-    files.set(path, joinParts(text, own.slice(end)));
+    files.set(path, joinParts(text, own.slice(topEnd(own, path, pieces(own, path)))));
     return undefined;
   }
   const stagePieces = pieces(stageText, path);
@@ -235,8 +330,16 @@ function insertPiece(
     const before = piece === undefined ? 1 : gap(earlier.to, piece.from);
     return joinParts(joinParts(own.slice(0, there.to), text, before), own.slice(there.to), after);
   }
-  const end = headEnd(own, parseFile(own, path).program.body);
+  const end = topEnd(own, path, ownPieces);
   return joinParts(joinParts(own.slice(0, end), text), own.slice(end), after);
+}
+
+// Where a file's top (its opening comment and imports) ends; never inside its first piece, whose
+// comment lines are its own: a file a move made holds no top until a code block shows it.
+function topEnd(own: string, path: string, ownPieces: Piece[]): number {
+  const end = headEnd(own, parseFile(own, path).program.body);
+  const first = ownPieces[0];
+  return first === undefined ? end : Math.min(end, first.from);
 }
 
 function applyMember(
@@ -665,14 +768,15 @@ export function replayLesson(lesson: Lesson): {
       }
     }
   }
-  // A move counts by the lines it changes, as stage-stats counts it. What is left is counted path
-  // by path: a file the page has not moved yet counts in full at both paths, so a move no block
-  // shows is never covered, not even when it changes no line.
-  const changed = changedLines(
-    stageFiles(lesson.base),
-    target,
-    stageRenames(lesson.base, lesson.stage),
-  );
+  // A move counts by the lines it changes, as stage-stats counts it: a renamed file by its edits,
+  // and the runs stage-diff shows moved from a deleted file into an added one not at all (each was
+  // counted twice, out and in). What is left is counted path by path: a file the page has not
+  // moved yet counts in full at both paths, and a declaration no move block carried counts where
+  // it is missing and where it is still, so a move no block shows is never covered.
+  const changes = lesson.base === STARTER ? [] : compareStages(lesson.base, lesson.stage);
+  const changed =
+    changedLines(stageFiles(lesson.base), target, renamesIn(changes)) -
+    changes.reduce((sum, file) => sum + file.moved, 0);
   const left = changedLines(files, target);
   return {
     files,

@@ -13,16 +13,17 @@ export interface Problem {
   message: string;
 }
 
-export type BlockKind = "code" | "diff" | "replay" | "check" | "delete";
+export type BlockKind = "code" | "diff" | "replay" | "check" | "delete" | "move";
 
-// `<!-- code: day-2-v3/src/agent.ts#runAgent -->` on the line right before a fenced block.
+// `<!-- code: day-2-v3/src/agent.ts#runAgent -->` on the line right before a fenced block; a
+// `check:` or `move:` marker's generated lines run to its closing marker instead, with no fence.
 export interface Block {
   kind: BlockKind;
   // What follows the colon, e.g. "day-2-v3/src/agent.ts#runAgent".
   arg: string;
   // The marker's line, 1-based.
   line: number;
-  // Line indices (0-based) of the first content line and of the closing fence.
+  // Line indices (0-based) of the first content line and of the closing fence (or marker).
   from: number;
   to: number;
   fence: string;
@@ -54,9 +55,11 @@ export interface ScannedPage {
 // The markdown files outside docs/ that may carry markers and whose links are checked.
 const OTHER_PAGES = ["README.md", "CONTRIBUTING.md", "SECURITY.md", "starter/README.md"];
 
-const MARKER = /^<!--\s*(code|diff|replay|check|delete):\s*(.*?)\s*-->\s*$/;
-// A checkpoint's box runs from its marker to this line.
+const MARKER = /^<!--\s*(code|diff|replay|check|delete|move):\s*(.*?)\s*-->\s*$/;
+// A checkpoint's box runs from its marker to this line, and a move's line to the other.
 export const CHECK_END = "<!-- /check -->";
+export const MOVE_END = "<!-- /move -->";
+const BOX_ENDS: Partial<Record<BlockKind, string>> = { check: CHECK_END, move: MOVE_END };
 const FIGURE = /<!--\s*stat:\s*(.*?)\s*-->(.*?)<!--\s*\/stat\s*-->/g;
 const FIGURE_OPEN = /<!--\s*stat:/g;
 const INLINE_LINK = /!?\[[^\]]*\]\(\s*(<[^>]*>|[^)\s]+)(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)/g;
@@ -90,20 +93,20 @@ export function scanPage(file: string, text: string): ScannedPage {
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] ?? "";
     const marker = MARKER.exec(line);
-    if (marker?.[1] === "check" && marker[2] !== undefined) {
-      const close = lines.findIndex(
-        (candidate, at) => at > index && candidate.trim() === CHECK_END,
-      );
+    const kind = marker?.[1] as BlockKind | undefined;
+    const end = kind === undefined ? undefined : BOX_ENDS[kind];
+    if (kind !== undefined && end !== undefined && marker?.[2] !== undefined) {
+      const close = lines.findIndex((candidate, at) => at > index && candidate.trim() === end);
       if (close === -1) {
         page.problems.push({
           file,
           line: index + 1,
-          message: `${line.trim()} needs a ${CHECK_END} line after its box`,
+          message: `${line.trim()} needs a ${end} line after its box`,
         });
         continue;
       }
       page.blocks.push({
-        kind: "check",
+        kind,
         arg: marker[2],
         line: index + 1,
         from: index + 1,

@@ -12,7 +12,10 @@ import {
   type LessonCoverage,
   lessonsOf,
   parseCheckpoint,
+  parseMove,
+  REST,
   replayLesson,
+  restOf,
 } from "./docs-lessons.ts";
 import { checkContractLinks, checkPageLinks, type LinkChecker, linkChecker } from "./docs-links.ts";
 import {
@@ -264,6 +267,7 @@ async function blockSource(root: string, block: Block, sources: Sources): Promis
   if (block.kind === "code") return codeSource(root, block.arg);
   if (block.kind === "check") return checkSource(block);
   if (block.kind === "delete") return deleteSource(root, block.arg);
+  if (block.kind === "move") return moveSource(root, block.arg);
   if (block.kind === "replay") {
     const text = sources.replays.get(block.arg);
     if (text !== undefined) {
@@ -327,6 +331,77 @@ function deleteSource(root: string, arg: string): Source {
     .map((line) => `-${line}`)
     .join("\n");
   return { text, name: `${old.name}, deleted in ${stage}` };
+}
+
+// "day-5-v1 src/tools.ts#readTextFile,lineWindow src/tools/read-file.ts": declarations the base has
+// in one file and the stage in another, shown as one line that says what goes where, never their
+// code. "#*" is the rest of a file the stage no longer has: what its base has there that the stage
+// has in the other file.
+function moveSource(root: string, arg: string): Source {
+  const move = parseMove(arg);
+  const base = move === undefined ? undefined : baseOf(move.stage);
+  if (move === undefined || base === undefined || move.from === move.to) {
+    return {
+      error:
+        "should be <stage> src/<path>#<Name>[,<Name>…] src/<other path>, or #* for the rest of the file, for a stage that has a base",
+    };
+  }
+  const from = `src/${move.from}`;
+  const to = `src/${move.to}`;
+  let names = move.names;
+  if (names === REST) {
+    if (existsSync(treePath(root, `packages/${move.stage}/${from}`))) {
+      return { error: `${move.stage} still has ${from}: name what moves` };
+    }
+    const rest = restNames(root, `packages/${base}/${from}`, `packages/${move.stage}/${to}`);
+    if ("error" in rest) return rest;
+    if (rest.names.length === 0) return { error: `${move.stage}'s ${to} has nothing of ${from}` };
+    names = rest.names;
+  }
+  let lines = 0;
+  const changed: string[] = [];
+  for (const name of names) {
+    const old = codeSource(root, `${base}/${from}#${name}`);
+    if ("error" in old) return old;
+    const next = codeSource(root, `${move.stage}/${to}#${name}`);
+    if ("error" in next) return next;
+    lines += old.text.split("\n").length;
+    if (next.text !== old.text) changed.push(name);
+  }
+  const list = (items: string[]) => {
+    const quoted = items.map((item) => `\`${item}\``);
+    return quoted.length < 2
+      ? quoted.join("")
+      : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
+  };
+  const what = move.names === REST ? `the rest of \`${from}\` (${list(names)})` : list(names);
+  const where = move.names === REST ? `to \`${to}\`` : `from \`${from}\` to \`${to}\``;
+  const how =
+    changed.length === 0
+      ? `${lines} lines, unchanged`
+      : `${lines} lines; ${list(changed)} ${changed.length === 1 ? "changes" : "change"} after the move`;
+  const then = move.names === REST ? ` Then delete \`${from}\`.` : "";
+  return {
+    text: `> **Move** ${what} ${where} (${how}).${then}`,
+    name: `the move of ${names.join(", ")} from ${base}'s ${from} to ${move.stage}'s ${to}`,
+  };
+}
+
+// REST's names, read from the tree.
+function restNames(
+  root: string,
+  from: string,
+  to: string,
+): { names: string[] } | { error: string } {
+  for (const file of [from, to]) {
+    if (!existsSync(treePath(root, file))) return { error: `${file} does not exist` };
+  }
+  try {
+    const read = (path: string) => ({ text: readFileSync(treePath(root, path), "utf8"), path });
+    return { names: restOf(read(from), read(to)) };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
 }
 
 // "day-2-v3 two-step-chain max-steps": a stage and the scenarios of its contract to run.

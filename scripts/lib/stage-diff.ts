@@ -1,6 +1,6 @@
 // The diff between two stages, or a stage and a learner's project: src/ (and test/) only, without
 // the noise of lock files, generated files, line endings or lines that differ by the package name,
-// and a moved file shown as a move.
+// and a moved file or a moved run of lines shown as a move.
 import { spawnSync } from "node:child_process";
 import {
   existsSync,
@@ -15,6 +15,7 @@ import {
 import { devNull, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { paint, requireStage, stageDir, UsageError } from "./command.ts";
+import { declaredNames, parseFile } from "./docs-code.ts";
 
 export interface StageDiffOptions {
   // test/ as well as src/.
@@ -27,7 +28,9 @@ export interface StageDiffOptions {
 // One file of a comparison: its path on each side (undefined where it does not exist), the
 // unified diff hunks with the original lines, and the counts the stat header shows. A file that
 // git found moved (a file gone from one side, most of whose lines are in a file new on the other)
-// has its similarity set, and its hunks and counts hold only the lines the move changed.
+// has its similarity set, and its hunks and counts hold only the lines the move changed. Runs of
+// lines that a deleted file had and an added file has are neither removed nor added: each run is
+// one line of the hunks (movedRuns), and `moved` counts its lines.
 export interface FileDiff {
   from: string | undefined;
   to: string | undefined;
@@ -37,6 +40,8 @@ export interface FileDiff {
   removed: number;
   // git's "similarity index" of a rename, in percent; undefined for any other file.
   similarity: number | undefined;
+  // Lines moved out of this file (one the comparison deletes) or into it (one it adds).
+  moved: number;
 }
 
 // A side of a comparison: where each role (src, test) lives, relative to `root`.
@@ -194,11 +199,15 @@ function compareSides(a: Side, b: Side): FileDiff[] {
     }
     const sections = gitDiff(temp);
     // A rename is shown where git shows it: at its new file's place.
-    return keys.flatMap((key, index) => {
+    const parts = keys.flatMap((key, index) => {
       const section = sections.get(index);
       if (section === undefined) return [];
-      return [fileDiff(left.get(keys[section.from] ?? ""), right.get(key), section.lines)];
+      return [
+        { from: left.get(keys[section.from] ?? ""), to: right.get(key), lines: section.lines },
+      ];
     });
+    const moves = movedRuns(parts, normalise);
+    return parts.map((part) => fileDiff(part, moves));
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
@@ -243,6 +252,13 @@ interface Section {
   lines: string[];
 }
 
+// A file's two sides (undefined where it does not exist) and its section of the patch.
+interface Part {
+  from: SourceFile | undefined;
+  to: SourceFile | undefined;
+  lines: string[];
+}
+
 // Runs git once over the two trees (files named by index, so no path needs quoting) and returns
 // each file's section of the patch, keyed by the index of its file on the newer side (of its old
 // file for a deleted one, which git names by that index on both sides).
@@ -251,7 +267,8 @@ interface Section {
 // at least half of the larger one (git's default threshold, written out). A file split in many is
 // paired with its most similar piece only if that piece reaches half; the others stay added. When
 // day-5-v1 split day-4-v3's tools.ts (711 lines) into tools/ no piece did (tools/index.ts, the
-// closest, is 15% similar), so tools.ts shows as deleted and every piece as added.
+// closest, is 15% similar), so tools.ts shows as deleted and every piece as added: the lines they
+// share are then found by movedRuns.
 function gitDiff(temp: string): Map<number, Section> {
   const git = spawnSync(
     "git",
@@ -294,11 +311,8 @@ function gitDiff(temp: string): Map<number, Section> {
   return sections;
 }
 
-function fileDiff(
-  from: SourceFile | undefined,
-  to: SourceFile | undefined,
-  section: string[],
-): FileDiff {
+function fileDiff(part: Part, moves: Map<SourceFile, MovedRun[]>): FileDiff {
+  const { from, to, lines: section } = part;
   const firstHunk = section.findIndex((text) => text.startsWith("@@"));
   const head = firstHunk < 0 ? section : section.slice(0, firstHunk);
   const similarity = head
@@ -312,9 +326,12 @@ function fileDiff(
     added: 0,
     removed: 0,
     similarity: similarity === undefined ? undefined : Number(similarity),
+    moved: 0,
   };
   const oldLines = from?.text.split("\n") ?? [];
   const newLines = to?.text.split("\n") ?? [];
+  const movedOut = runAt(from, moves);
+  const movedIn = runAt(to, moves);
   let oldAt = 0;
   let newAt = 0;
   for (const line of firstHunk < 0 ? [] : section.slice(firstHunk)) {
@@ -324,11 +341,25 @@ function fileDiff(
       newAt = Number(hunk[2]) - 1;
       diff.hunks.push(`${hunk[0]}${functionContext(oldLines, oldAt)}`);
     } else if (line.startsWith("-")) {
-      diff.hunks.push(`-${oldLines[oldAt++]}`);
-      diff.removed++;
+      const run = movedOut(oldAt);
+      if (run === undefined) {
+        diff.hunks.push(`-${oldLines[oldAt]}`);
+        diff.removed++;
+      } else {
+        if (run.at === oldAt) diff.hunks.push(run.line);
+        diff.moved++;
+      }
+      oldAt++;
     } else if (line.startsWith("+")) {
-      diff.hunks.push(`+${newLines[newAt++]}`);
-      diff.added++;
+      const run = movedIn(newAt);
+      if (run === undefined) {
+        diff.hunks.push(`+${newLines[newAt]}`);
+        diff.added++;
+      } else {
+        if (run.at === newAt) diff.hunks.push(run.line);
+        diff.moved++;
+      }
+      newAt++;
     } else if (line.startsWith("\\")) {
       diff.hunks.push(line);
     } else if (line.startsWith(" ")) {
@@ -338,6 +369,162 @@ function fileDiff(
     }
   }
   return diff;
+}
+
+// A run of lines that moved between a file the comparison deletes and one it adds, as one of the
+// two sees it: where it starts in that file (0-based), how long it is, and the line that stands for
+// it in the hunks, which names the other file.
+interface MovedRun {
+  at: number;
+  count: number;
+  line: string;
+}
+
+// The moved run a line of `file` is in, if any.
+function runAt(
+  file: SourceFile | undefined,
+  moves: Map<SourceFile, MovedRun[]>,
+): (at: number) => MovedRun | undefined {
+  const runs = file === undefined ? [] : (moves.get(file) ?? []);
+  return (at) => runs.find((run) => at >= run.at && at < run.at + run.count);
+}
+
+// A moved run is at least this many lines holding at least this many letters and digits (git's
+// own threshold for --color-moved), so a few braces or blank lines in common are no move.
+const MOVED_LINES = 3;
+const MOVED_CHARACTERS = 20;
+
+// The lines that a file gone from the newer side had and a file new on it has, in runs: a file
+// split in several shows its pieces as moved, not as removed and then added again. Only a deleted
+// file gives lines and only an added file takes them, so a file that stays on both sides shows
+// every line as git does (appendix-providers copies declarations out of model.ts, which stays).
+// Import lines never move: each file has its own, and two lists that share a few names are no
+// move. Each line moves once: the added files in git's order, top to bottom, each take the longest
+// run still free that starts with the line they are at.
+function movedRuns(
+  parts: Part[],
+  normalise: (file: SourceFile) => string,
+): Map<SourceFile, MovedRun[]> {
+  const outlines = new Map<SourceFile, Outline>();
+  const outlineOf = (file: SourceFile) => {
+    const found = outlines.get(file) ?? outline(file);
+    outlines.set(file, found);
+    return found;
+  };
+  const sources = parts.flatMap(({ from, to }) =>
+    from !== undefined && to === undefined ? [{ file: from, lines: linesOf(normalise(from)) }] : [],
+  );
+  const free = sources.map((source) => {
+    const { imports } = outlineOf(source.file);
+    return source.lines.map((_, at) => !imports.has(at));
+  });
+  // Where each line of a deleted file is: the index of its file and its own.
+  const where = new Map<string, [number, number][]>();
+  for (const [index, source] of sources.entries()) {
+    for (const [at, line] of source.lines.entries()) {
+      const found = where.get(line);
+      if (found === undefined) where.set(line, [[index, at]]);
+      else found.push([index, at]);
+    }
+  }
+  const pairs: { from: SourceFile; fromAt: number; to: SourceFile; toAt: number; count: number }[] =
+    [];
+  for (const { from, to } of parts) {
+    if (from !== undefined || to === undefined) continue;
+    const lines = linesOf(normalise(to));
+    const { imports } = outlineOf(to);
+    let at = 0;
+    while (at < lines.length) {
+      let best = { index: -1, start: 0, count: 0 };
+      for (const [index, start] of where.get(lines[at] ?? "") ?? []) {
+        const old = sources[index]?.lines ?? [];
+        const open = free[index] ?? [];
+        let count = 0;
+        while (
+          open[start + count] === true &&
+          !imports.has(at + count) &&
+          old[start + count] === lines[at + count]
+        ) {
+          count++;
+        }
+        if (count > best.count) best = { index, start, count };
+      }
+      const source = sources[best.index];
+      if (source === undefined || !isMove(lines.slice(at, at + best.count))) {
+        at++;
+        continue;
+      }
+      free[best.index]?.fill(false, best.start, best.start + best.count);
+      pairs.push({ from: source.file, fromAt: best.start, to, toAt: at, count: best.count });
+      at += best.count;
+    }
+  }
+  const moves = new Map<SourceFile, MovedRun[]>();
+  const sides = [
+    ...pairs.map((pair) => ({ file: pair.to, at: pair.toAt, pair, word: "from" })),
+    ...pairs.map((pair) => ({ file: pair.from, at: pair.fromAt, pair, word: "to" })),
+  ];
+  for (const file of new Set(sides.map((side) => side.file))) {
+    // Runs next to each other with the same file on the other side are one run to a reader.
+    const runs: { at: number; count: number; other: string; word: string }[] = [];
+    for (const side of sides.filter((one) => one.file === file).sort((a, b) => a.at - b.at)) {
+      const other = (side.word === "from" ? side.pair.from : side.pair.to).path;
+      const last = runs.at(-1);
+      if (last !== undefined && last.at + last.count === side.at && last.other === other) {
+        last.count += side.pair.count;
+      } else {
+        runs.push({ at: side.at, count: side.pair.count, other, word: side.word });
+      }
+    }
+    const { names } = outlineOf(file);
+    moves.set(
+      file,
+      runs.map(({ at, count, other, word }) => {
+        const held = names.filter((name) => name.line >= at && name.line < at + count);
+        const what = held.length === 0 ? "" : ` (${held.map((name) => name.name).join(", ")})`;
+        return { at, count, line: `… ${count} lines moved ${word} ${other}${what} …` };
+      }),
+    );
+  }
+  return moves;
+}
+
+// A file's lines without the empty string after its final newline.
+function linesOf(text: string): string[] {
+  return text === "" ? [] : text.replace(/\n$/, "").split("\n");
+}
+
+function isMove(lines: string[]): boolean {
+  const characters = lines.join("").replace(/[^A-Za-z0-9]/g, "").length;
+  return lines.length >= MOVED_LINES && characters >= MOVED_CHARACTERS;
+}
+
+// What a TypeScript or JavaScript file declares at its top level, each name with the 0-based line
+// its statement starts on (so a moved run can say what it holds), and the lines of its imports.
+// Nothing for any other file, nor for one that does not parse (a learner's file mid-edit).
+interface Outline {
+  names: { name: string; line: number }[];
+  imports: Set<number>;
+}
+
+function outline(file: SourceFile): Outline {
+  const found: Outline = { names: [], imports: new Set() };
+  if (!/\.[cm]?[jt]sx?$/.test(file.path)) return found;
+  let body: ReturnType<typeof parseFile>["program"]["body"];
+  try {
+    body = parseFile(file.text, file.path).program.body;
+  } catch {
+    return found;
+  }
+  const lineOf = (offset: number) => file.text.slice(0, offset).split("\n").length - 1;
+  for (const statement of body) {
+    const line = lineOf(statement.start);
+    if (statement.type === "ImportDeclaration") {
+      for (let at = line; at <= lineOf(statement.end); at++) found.imports.add(at);
+    }
+    for (const name of declaredNames(statement)) found.names.push({ name, line });
+  }
+  return found;
 }
 
 // What git shows after a hunk's @@: the nearest line above the hunk that starts a declaration
@@ -389,6 +576,7 @@ function renderDiff(files: FileDiff[], title: string, options: StageDiffOptions)
 
 function paintHunkLine(colour: boolean, line: string): string {
   if (line.startsWith("@@")) return paint(colour, "dim", line);
+  if (line.startsWith("… ")) return paint(colour, "cyan", line);
   if (line.startsWith("+")) return paint(colour, "green", line);
   if (line.startsWith("-")) return paint(colour, "red", line);
   return line;
@@ -423,5 +611,8 @@ function statLines(files: FileDiff[], colour: boolean): string[] {
   const totals = [`${plural(files.length, "file")} changed`];
   if (added > 0) totals.push(`${plural(added, "insertion")}(+)`);
   if (removed > 0) totals.push(`${plural(removed, "deletion")}(-)`);
+  // Each moved line is counted once, where it arrives.
+  const moved = files.reduce((sum, file) => sum + (file.from === undefined ? file.moved : 0), 0);
+  if (moved > 0) totals.push(`${plural(moved, "line")} moved`);
   return [...lines, ` ${totals.join(", ")}`];
 }

@@ -12,7 +12,8 @@ export interface StageStats {
   // Lines of code in src/: blank and comment-only lines are not counted.
   lines: number;
   // Lines of src/ added and removed against the stage's base; 0 for the first stage. A file
-  // stage-diff shows as moved counts only the lines its move changed.
+  // stage-diff shows as moved counts only the lines its move changed, and lines it shows moved
+  // from a deleted file into a new one count neither way.
   added: number;
   removed: number;
 }

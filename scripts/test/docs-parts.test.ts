@@ -1,11 +1,23 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { expect, test } from "vitest";
-import { ROOT } from "../lib/command.ts";
-import { extractCode } from "../lib/docs-code.ts";
-import { applyChanges, changedLines, type Files } from "../lib/docs-lessons.ts";
-import { fenceConflict, scanPage } from "../lib/docs-pages.ts";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, posix } from "node:path";
+import { expect, onTestFinished, test } from "vitest";
+import { ROOT, stageDir } from "../lib/command.ts";
+import { extractCode, parseFile, pieces } from "../lib/docs-code.ts";
+import {
+  applyBlock,
+  applyChanges,
+  changedLines,
+  type Files,
+  type Lesson,
+  lessonsOf,
+  replayLesson,
+  stageFiles,
+} from "../lib/docs-lessons.ts";
+import { type Block, fenceConflict, scanPage } from "../lib/docs-pages.ts";
 import { normalise } from "../lib/docs-replays.ts";
+import { generateDocs } from "../lib/docs-tree.ts";
+import { compareStages } from "../lib/stage-diff.ts";
 
 const SOURCE = [
   "// The file's own comment, kept apart by a blank line.",
@@ -193,4 +205,246 @@ test("a move whose edit does not apply keeps the file where it was", () => {
     /^its change to src\/tools\/index\.ts near line \d+ does not apply/,
   );
   expect([...files.keys()]).toEqual(["tools.ts"]);
+});
+
+// A move block as a page holds it, before docs:generate fills its line.
+function moveBlock(arg: string): Block {
+  const [block] = scanPage("docs/x.md", `<!-- move: ${arg} -->\n<!-- /move -->\n`).blocks;
+  if (block === undefined) throw new Error(`no block in ${arg}`);
+  return block;
+}
+
+const SPLIT_STAGE = "day-5-v1";
+const readStage = (stage: string, path: string) =>
+  readFileSync(join(stageDir(stage), "src", path), "utf8");
+
+test("a move marker runs to its closing line, like a checkpoint's", () => {
+  const page = scanPage(
+    "docs/x.md",
+    ["<!-- move: day-5-v1 src/tools.ts#echo src/tools/echo.ts -->", "", "Text."].join("\n"),
+  );
+  expect(page.blocks).toEqual([]);
+  expect(page.problems).toEqual([
+    {
+      file: "docs/x.md",
+      line: 1,
+      message:
+        "<!-- move: day-5-v1 src/tools.ts#echo src/tools/echo.ts --> needs a <!-- /move --> line after its box",
+    },
+  ]);
+});
+
+test("a move block takes declarations out of their file and puts them where the stage has them, in a new file", () => {
+  const files = stageFiles("day-4-v3");
+  // Named in any order: they go in the stage's, with the comment lines above each.
+  const block = moveBlock(
+    "day-5-v1 src/tools.ts#positive,readTextFile,lineWindow,MAX_READ_BYTES src/tools/read-file.ts",
+  );
+  expect(applyBlock(files, block)).toBeUndefined();
+  const stage = readStage(SPLIT_STAGE, "tools/read-file.ts");
+  expect(files.get("tools/read-file.ts")).toBe(
+    `${["MAX_READ_BYTES", "readTextFile", "lineWindow", "positive"]
+      .map((name) => extractCode(stage, "read-file.ts", name))
+      .join("\n\n")}\n`,
+  );
+  const left = files.get("tools.ts") ?? "";
+  expect(left).not.toContain("function lineWindow(");
+  expect(left).toContain("\nexport function echo(");
+  // The new file's top, which a code block shows after the move, goes above what was moved: the
+  // comment lines it starts with are MAX_READ_BYTES's, not the file's.
+  const top: Block = { ...block, kind: "code", arg: "day-5-v1/src/tools/read-file.ts#imports" };
+  const moved = files.get("tools/read-file.ts");
+  expect(applyBlock(files, top)).toBeUndefined();
+  expect(files.get("tools/read-file.ts")).toBe(
+    `${extractCode(stage, "read-file.ts", "imports")}\n\n${moved}`,
+  );
+});
+
+test("a move block fails, changing nothing, on a name its file or the stage's file lacks", () => {
+  const files = stageFiles("day-4-v3");
+  const before = new Map(files);
+  expect(
+    applyBlock(
+      files,
+      moveBlock("day-5-v1 src/tools.ts#readTextFile,readFile src/tools/read-file.ts"),
+    ),
+  ).toBe("src/tools.ts has no readFile to move");
+  expect(applyBlock(files, moveBlock("day-5-v1 src/tools.ts#echo src/tools/read-file.ts"))).toBe(
+    "day-5-v1's src/tools/read-file.ts has no echo",
+  );
+  expect(applyBlock(files, moveBlock("day-5-v1 src/tool.ts#echo src/tools/echo.ts"))).toBe(
+    "there is no src/tool.ts to move from",
+  );
+  expect(files).toEqual(before);
+});
+
+test("#* moves the rest of a file and deletes it, once nothing else is left in it", () => {
+  const files = stageFiles("day-4-v3");
+  const rest = moveBlock("day-5-v1 src/tools.ts#* src/tools/index.ts");
+  const before = new Map(files);
+  expect(applyBlock(files, rest)).toMatch(
+    /^src\/tools\.ts still holds echo, systemDate, .*, which day-5-v1's src\/tools\/index\.ts does not: move or delete them before the rest$/,
+  );
+  expect(files).toEqual(before);
+  // What index.ts has of tools.ts, and tools.ts's top: what the page leaves for the rest.
+  const old = files.get("tools.ts") ?? "";
+  const stage = readStage(SPLIT_STAGE, "tools/index.ts");
+  const kept = pieces(stage, "index.ts").flatMap((piece) => piece.names);
+  const own = pieces(old, "tools.ts").filter((piece) => piece.names.some((n) => kept.includes(n)));
+  files.set(
+    "tools.ts",
+    [
+      extractCode(old, "tools.ts", "imports"),
+      ...own.map((piece) => old.slice(piece.from, piece.to)),
+    ]
+      .join("\n\n")
+      .concat("\n"),
+  );
+  expect(applyBlock(files, rest)).toBeUndefined();
+  expect(files.has("tools.ts")).toBe(false);
+  const index = files.get("tools/index.ts") ?? "";
+  expect(pieces(index, "index.ts").map((piece) => piece.name)).toEqual(
+    own.map((piece) => piece.name),
+  );
+  // ToolRegistry as tools.ts had it, which index.ts has unchanged.
+  expect(extractCode(index, "index.ts", "ToolRegistry")).toBe(
+    extractCode(stage, "index.ts", "ToolRegistry"),
+  );
+});
+
+test("a move block is filled with one line that says what goes where, never the code", async () => {
+  const root = mkdtempSync(join(tmpdir(), "docs-move-"));
+  onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+  const markers = [
+    "day-5-v1 src/tools.ts#readTextFile,lineWindow,positive src/tools/read-file.ts",
+    "day-5-v1 src/tools.ts#searchStart,MAX_GLOB_MATCHES,globMatcher,globbed src/tools/glob.ts",
+    "day-5-v1 src/tools.ts#* src/tools/index.ts",
+    "day-5-v1 src/tools.ts#readFile src/tools/read-file.ts",
+    "day-4-v3 src/tools.ts#* src/tools/index.ts",
+    "day-5-v1 src/tools.ts src/tools/read-file.ts",
+  ];
+  const page = markers.flatMap((arg) => [`<!-- move: ${arg} -->`, "<!-- /move -->", ""]);
+  mkdirSync(join(root, "docs"));
+  writeFileSync(join(root, "docs/fixture.md"), page.join("\n"));
+  const sources = { diffs: new Map(), replays: new Map(), stats: [], problems: [] };
+  const report = await generateDocs(root, sources);
+  const lines = readFileSync(join(root, "docs/fixture.md"), "utf8").split("\n");
+  const filled = (index: number) => lines[lines.indexOf(`<!-- move: ${markers[index]} -->`) + 1];
+  // day-4-v3's lines, counted from the base: the lesson moves what its base has.
+  expect(filled(0)).toBe(
+    "> **Move** `readTextFile`, `lineWindow` and `positive` from `src/tools.ts` to `src/tools/read-file.ts` (70 lines, unchanged).",
+  );
+  expect(filled(1)).toBe(
+    "> **Move** `searchStart`, `MAX_GLOB_MATCHES`, `globMatcher` and `globbed` from `src/tools.ts` to `src/tools/glob.ts` (49 lines; `searchStart` and `globbed` change after the move).",
+  );
+  expect(filled(2)).toMatch(
+    /^> \*\*Move\*\* the rest of `src\/tools\.ts` \(`ToolContext`, .*`ToolRegistry`, .* and `defaultTools`\) to `src\/tools\/index\.ts` \(\d+ lines; `defaultTools` changes after the move\)\. Then delete `src\/tools\.ts`\.$/,
+  );
+  const problems = report.problems
+    .filter((problem) => problem.file === "docs/fixture.md")
+    .map((problem) => `${problem.line}: ${problem.message}`);
+  expect(problems).toEqual([
+    `10: <!-- move: ${markers[3]} -->: packages/day-4-v3/src/tools.ts has no top-level declaration readFile`,
+    `13: <!-- move: ${markers[4]} -->: day-4-v3 still has src/tools.ts: name what moves`,
+    `16: <!-- move: ${markers[5]} -->: should be <stage> src/<path>#<Name>[,<Name>…] src/<other path>, or #* for the rest of the file, for a stage that has a base`,
+  ]);
+});
+
+// A page for day-5-v1 as a learner would type it: each tool's file gets its top, a move of what
+// tools.ts had as it is and code blocks for the rest; tools/index.ts takes what is left; then the
+// new files whole, the list of tools, and a diff for each file that stays.
+function splitPage(): string {
+  const block = (marker: string, lang = "ts") => [marker, `\`\`\`${lang}`, "```", ""];
+  const move = (arg: string) => [`<!-- move: day-5-v1 ${arg} -->`, "<!-- /move -->", ""];
+  const old = stageFiles("day-4-v3");
+  const stage = stageFiles(SPLIT_STAGE);
+  const tools = old.get("tools.ts") ?? "";
+  const oldPieces = new Map(
+    pieces(tools, "tools.ts").map((piece) => [piece.name, tools.slice(piece.from, piece.to)]),
+  );
+  // The pieces of a stage file that are not in tools.ts as they are there.
+  const shown = (path: string, text: string) =>
+    pieces(text, path)
+      .filter((piece) => oldPieces.get(piece.name) !== text.slice(piece.from, piece.to))
+      .flatMap((piece) => block(`<!-- code: day-5-v1/src/${path}#${piece.name} -->`));
+  const lines: string[] = [];
+  const whole: string[] = [];
+  const diffs: string[] = [];
+  for (const [path, text] of stage) {
+    if (old.has(path)) {
+      if (old.get(path) !== text) diffs.push(path);
+      continue;
+    }
+    const moved = pieces(text, path)
+      .filter((piece) => oldPieces.has(piece.name))
+      .map((piece) => piece.name);
+    if (path === "tools/index.ts") continue;
+    if (moved.length === 0) {
+      whole.push(path);
+      continue;
+    }
+    lines.push(...block(`<!-- code: day-5-v1/src/${path}#imports -->`));
+    lines.push(...move(`src/tools.ts#${moved.join(",")} src/${path}`));
+    lines.push(...shown(path, text));
+  }
+  lines.push(...move("src/tools.ts#* src/tools/index.ts"));
+  // Each after the files it imports.
+  const imports = (path: string) =>
+    parseFile(stage.get(path) ?? "", path).program.body.flatMap((statement) =>
+      statement.type === "ImportDeclaration" && statement.source.value.startsWith(".")
+        ? [posix.join(posix.dirname(path), statement.source.value)]
+        : [],
+    );
+  const placed: string[] = [];
+  while (placed.length < whole.length) {
+    const next = whole.find(
+      (path) =>
+        !placed.includes(path) &&
+        imports(path).every((used) => !whole.includes(used) || placed.includes(used)),
+    );
+    if (next === undefined) throw new Error("the new files import each other in a circle");
+    placed.push(next);
+  }
+  for (const path of placed) lines.push(...block(`<!-- code: day-5-v1/src/${path} -->`));
+  lines.push(...block("<!-- code: day-5-v1/src/tools/index.ts#imports -->"));
+  lines.push(...shown("tools/index.ts", stage.get("tools/index.ts") ?? ""));
+  for (const path of diffs) {
+    lines.push(...block(`<!-- diff: day-4-v3..day-5-v1 src/${path} -->`, "diff"));
+  }
+  return lines.join("\n");
+}
+
+function splitLesson(page: string): Lesson {
+  const [lesson] = lessonsOf([
+    { file: "docs/day-5.md", blocks: scanPage("docs/day-5.md", page).blocks },
+  ]);
+  if (lesson?.stage !== SPLIT_STAGE) throw new Error("the page holds no day-5-v1 lesson");
+  return lesson;
+}
+
+test("a page that moves what is unchanged and shows the rest replays day-5-v1, every changed line shown", () => {
+  const replayed = replayLesson(splitLesson(splitPage()));
+  expect(replayed.problems).toEqual([]);
+  expect(Object.fromEntries(replayed.files)).toEqual(Object.fromEntries(stageFiles(SPLIT_STAGE)));
+  // The lines stage-diff shows moved are no change: out of tools.ts and into a tool's file, each
+  // is counted neither time, as stage-stats counts them.
+  const moved = compareStages("day-4-v3", SPLIT_STAGE).reduce((sum, file) => sum + file.moved, 0);
+  expect(moved).toBeGreaterThan(800);
+  const { changed, shown } = replayed.coverage;
+  expect(changed).toBe(changedLines(stageFiles("day-4-v3"), stageFiles(SPLIT_STAGE)) - moved);
+  expect(shown).toBe(changed);
+});
+
+test("a page that leaves out one move fails at the rest and shows fewer lines than changed", () => {
+  const page = splitPage().replace(
+    /<!-- move: \S+ src\/tools\.ts#\S+ src\/tools\/read-file\.ts -->\n/,
+    "",
+  );
+  const replayed = replayLesson(splitLesson(page));
+  expect(replayed.problems.map((problem) => problem.message)).toContainEqual(
+    expect.stringMatching(
+      /^<!-- move: day-5-v1 src\/tools\.ts#\* src\/tools\/index\.ts --> src\/tools\.ts still holds MAX_READ_BYTES, DEFAULT_LINES, MAX_READ_CHARS, readTextFile, lineWindow, positive, /,
+    ),
+  );
+  expect(replayed.coverage.shown).toBeLessThan(replayed.coverage.changed);
 });

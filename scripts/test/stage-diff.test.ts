@@ -7,7 +7,7 @@ import { stripVTControlCharacters } from "node:util";
 import { runCli } from "@agent-code/test-kit";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { baseOf, paint, ROOT, STAGES, stageDir } from "../lib/command.ts";
-import { diffStageAndProject, diffStages } from "../lib/stage-diff.ts";
+import { compareStages, diffStageAndProject, diffStages } from "../lib/stage-diff.ts";
 
 const SCRIPT = fileURLToPath(new URL("../stage-diff.ts", import.meta.url));
 // Each stage with the stage it builds on: the pairs a lesson's diff compares.
@@ -42,8 +42,31 @@ function edit(file: string, from: string, to: string): void {
   writeFileSync(file, text.replace(from, to));
 }
 
+// A line that stands for a run of moved lines: `… 79 lines moved from src/tools.ts (…) …`.
+const MOVED = /^… (\d+) lines moved (from|to) (\S+)(?: \(([^)]*)\))? …$/;
+
+// stage-diff's lines with each moved run's line replaced by the lines of git's it stands for, which
+// must all be added (moved from) or all removed (moved to); the line itself stays where they are
+// not, so the comparison fails there.
+function withMovedLines(ours: string[], theirs: string[]): string[] {
+  const result: string[] = [];
+  for (const line of ours) {
+    const run = MOVED.exec(line);
+    const lines = theirs.slice(result.length, result.length + Number(run?.[1]));
+    const sign = run?.[2] === "from" ? "+" : "-";
+    if (run === null || lines.some((text) => !text.startsWith(sign))) result.push(line);
+    else result.push(...lines);
+  }
+  return result;
+}
+
+// The lines a file's part of the output shows as moved.
+function movedIn(part: string): number {
+  return part.split("\n").reduce((sum, line) => sum + Number(MOVED.exec(line)?.[1] ?? 0), 0);
+}
+
 describe.each(PAIRS)("%s -> %s", (from, to) => {
-  test("the hunks are git's histogram diff of src/, with paths relative to the stage", async () => {
+  test("the hunks are git's histogram diff of src/, with paths relative to the stage, a moved run one line", async () => {
     // git names a new file by its new path on both sides, and a deleted one by its old path.
     const relative = git([`packages/${from}/src`, `packages/${to}/src`])
       .replaceAll(`a/packages/${from}/`, "a/")
@@ -55,7 +78,8 @@ describe.each(PAIRS)("%s -> %s", (from, to) => {
       .split("\n")
       .filter((line) => !/^(index |new file mode|deleted file mode)/.test(line));
     const output = await diffStages(from, to);
-    expect(output.split("\n").slice(output.split("\n").indexOf("") + 1)).toEqual(relative);
+    const body = output.split("\n").slice(output.split("\n").indexOf("") + 1);
+    expect(withMovedLines(body, relative)).toEqual(relative);
   });
 
   test("the stat header counts what git counts", async () => {
@@ -77,20 +101,43 @@ describe.each(PAIRS)("%s -> %s", (from, to) => {
             : `${old} => ${next}`;
       numstat.push([added, removed, name ?? ""]);
     }
-    const header = (await diffStages(from, to)).split("\n\n")[0]?.split("\n") ?? [];
+    const output = await diffStages(from, to);
+    const header = output.split("\n\n")[0]?.split("\n") ?? [];
     expect(header[0]).toBe(`${from} (a/) -> ${to} (b/): src/`);
-    for (const [added = "", removed = "", path = ""] of numstat) {
-      const count = Number(added) + Number(removed);
+    // Lines shown moved are counted apart: git's counts less them, and each once where it arrives
+    // in the totals. Only a new or a deleted file has any, and its header names one path twice.
+    const rows = numstat.map(([added = "", removed = "", path = ""]) => {
+      const part = output
+        .split(/\n(?=diff --git )/)
+        .find((text) => text.startsWith(`diff --git a/${path} b/${path}\n`));
+      const moved = part === undefined ? 0 : movedIn(part);
+      const arrives = removed === "0";
+      return {
+        path,
+        added: Number(added) - (arrives ? moved : 0),
+        removed: Number(removed) - (arrives ? 0 : moved),
+        moved: arrives ? moved : 0,
+      };
+    });
+    for (const { path, added, removed } of rows) {
       expect(header).toContainEqual(
-        expect.stringMatching(new RegExp(`^ ${path} +\\| +${count}( \\+{0,50}-{0,50})?$`)),
+        expect.stringMatching(
+          new RegExp(`^ ${path} +\\| +${added + removed}( \\+{0,50}-{0,50})?$`),
+        ),
       );
     }
-    const sum = (column: number) => numstat.reduce((total, row) => total + Number(row[column]), 0);
+    const sum = (column: "added" | "removed" | "moved") =>
+      rows.reduce((total, row) => total + row[column], 0);
     // As git writes it: singular for one, and a column that is zero left out.
     const part = (n: number, word: string, sign: string) =>
-      n === 0 ? [] : [`${n} ${word}${n === 1 ? "" : "s"}(${sign})`];
-    const files = `${numstat.length} file${numstat.length === 1 ? "" : "s"} changed`;
-    const parts = [files, ...part(sum(0), "insertion", "+"), ...part(sum(1), "deletion", "-")];
+      n === 0 ? [] : [`${n} ${word}${n === 1 ? "" : "s"}${sign}`];
+    const files = `${rows.length} file${rows.length === 1 ? "" : "s"} changed`;
+    const parts = [
+      files,
+      ...part(sum("added"), "insertion", "(+)"),
+      ...part(sum("removed"), "deletion", "(-)"),
+      ...part(sum("moved"), "line", " moved"),
+    ];
     expect(header.at(-1)).toBe(` ${parts.join(", ")}`);
   });
 });
@@ -282,6 +329,175 @@ test("files come in git's order: a folder before the file whose name it begins",
     "diff --git a/src/tools/extra.ts b/src/tools/extra.ts",
     "diff --git a/src/tools.ts b/src/tools.ts",
   ]);
+});
+
+// day-1's tools.ts split as day-5-v1 splits day-4-v3's, each piece with a new top: tools/index.ts
+// takes the types and the list, tools/echo.ts echo, tools/registry.ts the registry with two lines
+// edited; tools.ts goes. No piece holds half of it, so git finds no rename.
+function splitTools(dir: string): void {
+  const lines = readFileSync(join(dir, "src", "tools.ts"), "utf8").split("\n");
+  // 1-based line numbers of day-1's tools.ts, the end included.
+  const take = (first: number, last: number) => lines.slice(first - 1, last);
+  const write = (name: string, text: string[]) =>
+    writeFileSync(join(dir, "src", "tools", name), text.join("\n"));
+  mkdirSync(join(dir, "src", "tools"));
+  write("index.ts", [
+    "// The tool types and the list of tools.",
+    'import { echo } from "./echo.ts";',
+    'import { ToolRegistry } from "./registry.ts";',
+    ...take(3, 10),
+    "",
+    ...take(38, 43),
+  ]);
+  write("echo.ts", ["// echo: repeats its text.", ...take(11, 14), ""]);
+  write("registry.ts", [
+    "// The registry, which runs a call by its tool's name.",
+    'import type { ToolCall, ToolResult } from "../model.ts";',
+    'import type { Tool } from "./index.ts";',
+    ...take(15, 25),
+    "      // An unknown name goes back to the model, with the names there are.",
+    ...take(27, 33),
+    "    return { toolCallId: call.id, content: tool.run(call.arguments ?? {}), isError: false };",
+    ...take(35, 36),
+    "",
+  ]);
+  rmSync(join(dir, "src", "tools.ts"));
+}
+
+test("a file split in pieces shows each moved run as one line on both sides, counted apart", async () => {
+  const dir = projectFrom("day-1");
+  splitTools(dir);
+  const output = await diffStageAndProject("day-1", dir);
+  expect(output).toBe(
+    [
+      "day-1 (a/) -> your project (b/): src/",
+      " src/tools/echo.ts     | 1 +",
+      " src/tools/index.ts    | 3 +++",
+      " src/tools/registry.ts | 7 +++++++",
+      " src/tools.ts          | 6 ------",
+      " 4 files changed, 11 insertions(+), 6 deletions(-), 36 lines moved",
+      "",
+      "diff --git a/src/tools/echo.ts b/src/tools/echo.ts",
+      "--- /dev/null",
+      "+++ b/src/tools/echo.ts",
+      "@@ -0,0 +1,5 @@",
+      "+// echo: repeats its text.",
+      "… 4 lines moved from src/tools.ts (echo) …",
+      "diff --git a/src/tools/index.ts b/src/tools/index.ts",
+      "--- /dev/null",
+      "+++ b/src/tools/index.ts",
+      "@@ -0,0 +1,17 @@",
+      "+// The tool types and the list of tools.",
+      '+import { echo } from "./echo.ts";',
+      '+import { ToolRegistry } from "./registry.ts";',
+      "… 14 lines moved from src/tools.ts (ToolFunction, Tool, defaultTools) …",
+      "diff --git a/src/tools/registry.ts b/src/tools/registry.ts",
+      "--- /dev/null",
+      "+++ b/src/tools/registry.ts",
+      "@@ -0,0 +1,25 @@",
+      "+// The registry, which runs a call by its tool's name.",
+      '+import type { ToolCall, ToolResult } from "../model.ts";',
+      '+import type { Tool } from "./index.ts";',
+      "… 11 lines moved from src/tools.ts (ToolRegistry) …",
+      "+      // An unknown name goes back to the model, with the names there are.",
+      "… 7 lines moved from src/tools.ts …",
+      "+    return { toolCallId: call.id, content: tool.run(call.arguments ?? {}), isError: false };",
+      "+  }",
+      "+}",
+      "diff --git a/src/tools.ts b/src/tools.ts",
+      "--- a/src/tools.ts",
+      "+++ /dev/null",
+      "@@ -1,42 +0,0 @@",
+      "-// Tools the model may ask for, and the registry that runs them by name.",
+      '-import type { ToolCall, ToolResult } from "./model.ts";',
+      "… 8 lines moved to src/tools/index.ts (ToolFunction, Tool) …",
+      "… 4 lines moved to src/tools/echo.ts (echo) …",
+      "… 11 lines moved to src/tools/registry.ts (ToolRegistry) …",
+      "-      // The model named a tool we do not have: tell it which ones exist instead of failing.",
+      "… 7 lines moved to src/tools/registry.ts …",
+      "-    return { toolCallId: call.id, content: tool.run(call.arguments), isError: false };",
+      "-  }",
+      "-}",
+      "… 6 lines moved to src/tools/index.ts (defaultTools) …",
+      "",
+    ].join("\n"),
+  );
+  // In colour, a moved run's line is neither an addition nor a removal.
+  const coloured = await diffStageAndProject("day-1", dir, { colour: true });
+  expect(coloured).toContain(
+    `\n${paint(true, "cyan", "… 4 lines moved from src/tools.ts (echo) …")}\n`,
+  );
+  expect(stripVTControlCharacters(coloured)).toBe(output);
+});
+
+test("no move: lines from a file that stays, from import lines, or a run of under 3 lines or 20 letters and digits", async () => {
+  const dir = projectFrom("day-1");
+  const agent = readFileSync(join(dir, "src", "agent.ts"), "utf8").split("\n");
+  const tools = readFileSync(join(dir, "src", "tools.ts"), "utf8").split("\n");
+  // 1-based line numbers, the end included.
+  const take = (lines: string[], first: number, last: number) => lines.slice(first - 1, last);
+  const loop = [
+    // A comment line, then two import lines: three lines, but imports never move.
+    ...take(agent, 2, 4),
+    // Three lines with 11 letters: `  trace: string[];`, `}`, ``.
+    ...take(agent, 8, 10),
+    // Two lines.
+    ...take(agent, 35, 36),
+    // echo, from tools.ts, which stays.
+    ...take(tools, 12, 14),
+    "",
+  ];
+  writeFileSync(join(dir, "src", "loop.ts"), loop.join("\n"));
+  rmSync(join(dir, "src", "agent.ts"));
+  const output = await diffStageAndProject("day-1", dir);
+  expect(output).not.toContain("moved");
+  expect(changes(filePart(output, "diff --git a/src/loop.ts b/src/loop.ts"))).toEqual(
+    loop.slice(0, -1).map((line) => `+${line}`),
+  );
+});
+
+test("day-4-v3 -> day-5-v1 shows the split of tools.ts as moves: each tool's file shows its new lines", async () => {
+  const output = await diffStages("day-4-v3", "day-5-v1");
+  const readFile = filePart(output, "diff --git a/src/tools/read-file.ts b/src/tools/read-file.ts");
+  // Its top, its imports and its Tool object: read_file's code itself came from tools.ts.
+  expect(changes(readFile).length).toBeLessThanOrEqual(30);
+  expect(readFile).toMatch(
+    /\n… \d+ lines moved from src\/tools\.ts \([^)]*readTextFile, lineWindow, positive\) …\n/,
+  );
+  expect(readFile).not.toContain("\n+export async function readTextFile(");
+  const old = filePart(output, "diff --git a/src/tools.ts b/src/tools.ts");
+  expect(old).toMatch(
+    /\n… \d+ lines moved to src\/tools\/read-file\.ts \([^)]*readTextFile, lineWindow, positive\) …\n/,
+  );
+  // What is left of the 711 lines: the imports, the first lines of what gained `export`, and the
+  // old list of tools, whose objects each tool's file now holds one level less indented.
+  expect(changes(old).length).toBeLessThan(250);
+  // Every moved run comes from tools.ts, and its lines add up on both sides.
+  const runs = output.split("\n").flatMap((line) => {
+    const run = MOVED.exec(line);
+    return run === null ? [] : [{ count: Number(run[1]), way: run[2], file: run[3] }];
+  });
+  const moved = (way: string) =>
+    runs.filter((run) => run.way === way).reduce((sum, run) => sum + run.count, 0);
+  expect(new Set(runs.filter((run) => run.way === "from").map((run) => run.file))).toEqual(
+    new Set(["src/tools.ts"]),
+  );
+  expect(moved("from")).toBe(moved("to"));
+  expect(moved("from")).toBeGreaterThan(400);
+  expect(output.split("\n\n")[0]?.split("\n").at(-1)).toMatch(
+    new RegExp(
+      `^ \\d+ files changed, \\d+ insertions\\(\\+\\), \\d+ deletions\\(-\\), ${moved("from")} lines moved$`,
+    ),
+  );
+});
+
+test("no stage pair before Day 5 shows a moved run: their diffs are git's, byte for byte", () => {
+  const moving = PAIRS.filter(
+    ([from, to]) =>
+      !to.startsWith("day-5") &&
+      compareStages(from, to, { tests: true }).some((file) => file.moved > 0),
+  );
+  expect(moving).toEqual([]);
 });
 
 describe("the command line", () => {
