@@ -45,7 +45,7 @@ const POSIX: NodeJS.Platform[] = ["linux", "darwin", "freebsd", "openbsd"];
 const YES = "y\n";
 
 // What the bash tool was called with: a command line, and seconds when the scenario sets them.
-function bash(command: string, timeout?: number): Call {
+export function bash(command: string, timeout?: number): Call {
   return ["bash", timeout === undefined ? { command } : { command, timeout }];
 }
 

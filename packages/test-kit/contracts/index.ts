@@ -15,6 +15,8 @@ import { day4v1 } from "./day-4-v1.ts";
 import { day4v2 } from "./day-4-v2.ts";
 import { day4v3 } from "./day-4-v3.ts";
 import { day5v1 } from "./day-5-v1.ts";
+import { day5v2 } from "./day-5-v2.ts";
+import { day5v3 } from "./day-5-v3.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -31,6 +33,8 @@ export const contracts: Contract[] = [
   day4v2,
   day4v3,
   day5v1,
+  day5v2,
+  day5v3,
   appendixProviders,
 ];
 
