@@ -77,7 +77,7 @@ export function gateScenario(spec: GateScenario): Scenario {
 // No `[y/N]` question on stdout: the gate decided without the person.
 export function noQuestion(docs: string, why: string): Judgement {
   return judge(docs, `${why}: no \`[y/N]\` question should be printed`, (o) =>
-    o.stdoutLines.every((line) => !line.includes("[y/N]")),
+    o.stdoutLines.every((line) => !line.includes("[y/N")),
   );
 }
 
@@ -439,7 +439,9 @@ export const day5v2: Contract = {
         judge(
           GUARDS,
           "both commands should be asked: two `Run this command? [y/N] y` lines",
-          (o) => o.stdoutLines.filter((line) => line === "Run this command? [y/N] y").length === 2,
+          (o) =>
+            o.stdoutLines.filter((line) => /^Run this command\? \[y\/N[^\]]*\] y$/.test(line))
+              .length === 2,
         ),
         judge(
           GUARDS,

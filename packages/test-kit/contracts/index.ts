@@ -14,6 +14,7 @@ import { day3v4 } from "./day-3-v4.ts";
 import { day4v1 } from "./day-4-v1.ts";
 import { day4v2 } from "./day-4-v2.ts";
 import { day4v3 } from "./day-4-v3.ts";
+import { day5challenges } from "./day-5-challenges.ts";
 import { day5v1 } from "./day-5-v1.ts";
 import { day5v2 } from "./day-5-v2.ts";
 import { day5v3 } from "./day-5-v3.ts";
@@ -35,6 +36,7 @@ export const contracts: Contract[] = [
   day5v1,
   day5v2,
   day5v3,
+  day5challenges,
   appendixProviders,
 ];
 

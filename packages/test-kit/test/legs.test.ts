@@ -26,6 +26,7 @@ test("the floor leg runs each day's last stage and every stage off the main line
     "day-3-challenges",
     "day-4-v3",
     "day-5-v3",
+    "day-5-challenges",
     "appendix-providers",
   ]);
   // A new day's stages: only its last is added; a new challenge is always there.
