@@ -1,0 +1,68 @@
+// bash: one command line in a fresh shell, after the person saw it and said yes (shell.ts runs it).
+import { findShell, runCommand } from "../shell.ts";
+import { type Tool, type ToolContext, ToolError } from "./index.ts";
+
+const DEFAULT_TIMEOUT_S = 30;
+const MAX_TIMEOUT_S = 600;
+
+// Runs `command` in the working directory once the person approves it. A non-zero exit is data
+// for the model (not an error); a rejection, a timeout or a flood of output is.
+export async function bash(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
+  const command = String(args.command);
+  // --max-timeout lowers the ceiling, and the default with it.
+  const max = ctx.maxTimeout ?? MAX_TIMEOUT_S;
+  const timeout =
+    args.timeout === undefined ? Math.min(DEFAULT_TIMEOUT_S, max) : Number(args.timeout);
+  if (!Number.isInteger(timeout) || timeout < 1 || timeout > max) {
+    throw new ToolError(`bad arguments for bash: timeout must be between 1 and ${max} seconds`);
+  }
+  const shell = findShell();
+  if (ctx.alwaysAllowed?.has(command) === true) {
+    ctx.ui.print(`Command: ${visibleCommand(command)} (allowed for this session)`);
+  } else {
+    ctx.ui.print(`Command: ${visibleCommand(command)}`);
+    const answer = await ctx.ui.approve("Run this command?");
+    if (answer === "no") throw new ToolError("the user rejected this command; it was not run");
+    // Exactly this command line, and only until agent-code exits: nothing is written down.
+    if (answer === "always") ctx.alwaysAllowed?.add(command);
+  }
+  const [file = "/bin/sh", ...flags] = shell;
+  const outcome = await runCommand(file, [...flags, command], {
+    cwd: ctx.cwd,
+    timeoutMs: timeout * 1000,
+    signal: ctx.signal,
+  });
+  if (outcome.stopped) throw new ToolError(outcome.text);
+  return outcome.text;
+}
+
+// What the person approves is exactly what runs: a carriage return, an escape sequence or a bidi
+// mark could hide part of the command, so each shows as U+FFFD. Newlines and tabs stay.
+function visibleCommand(command: string): string {
+  return command.replace(CONTROLS, "\ufffd");
+}
+
+const CONTROLS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+export const bashTool: Tool = {
+  name: "bash",
+  description:
+    "Run a shell command (bash) in the working directory. Each call starts a fresh shell: cd and variables do not carry over. stdin is empty and there is no terminal, so nothing can wait for input; processes the command leaves running are stopped when it ends. The user sees the command and must approve it. Output over 12000 characters is cut in the middle; a non-zero exit code is reported on the first line.",
+  run: bash,
+  parameters: {
+    type: "object",
+    properties: {
+      command: { type: "string", description: "The command line to run." },
+      timeout: {
+        type: "integer",
+        minimum: 1,
+        maximum: MAX_TIMEOUT_S,
+        description: "Seconds before the command is stopped (1 to 600, default 30).",
+      },
+    },
+    required: ["command"],
+    additionalProperties: false,
+  },
+};
