@@ -4,6 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { baseOf, STAGES, stageDir } from "./command.ts";
+import { parseFile } from "./docs-code.ts";
 import { compareStages, sourceFiles } from "./stage-diff.ts";
 
 export interface StageStats {
@@ -38,44 +39,15 @@ export function stageStats(): StageStats[] {
 }
 
 // A line of TypeScript counts when something on it is outside a comment: a blank line does not,
-// nor one that holds only `// …`, only part of a `/* … */` block, or only both. Strings and
-// template literals are followed so that "/*" inside one opens no comment; a regular expression
-// literal holding `/*` would (none of the stages has one).
+// nor one that holds only `// …`, only part of a `/* … */` block, or only both. The comments are the
+// parser's, so a "/*" inside a string or a quote inside a regular expression misleads nothing.
 export function countCodeLines(source: string): number {
-  let count = 0;
-  let state: "code" | "block" | "'" | '"' | "`" = "code";
-  for (const line of source.split(/\r?\n/)) {
-    let code = false;
-    for (let at = 0; at < line.length; at++) {
-      const char = line[at] ?? "";
-      const pair = line.slice(at, at + 2);
-      if (state === "block") {
-        if (pair === "*/") {
-          state = "code";
-          at++;
-        }
-        continue;
-      }
-      if (state !== "code") {
-        code = true;
-        if (char === "\\") at++;
-        else if (char === state) state = "code";
-        continue;
-      }
-      if (pair === "//") break;
-      if (pair === "/*") {
-        state = "block";
-        at++;
-        continue;
-      }
-      if (char === "'" || char === '"' || char === "`") state = char;
-      if (char.trim() !== "") code = true;
-    }
-    // Quotes close at the end of their line; only a template literal runs on.
-    if (state === "'" || state === '"') state = "code";
-    if (code) count++;
+  let code = source;
+  for (const comment of parseFile(source, "counted.ts").comments) {
+    const blanked = source.slice(comment.start, comment.end).replace(/[^\n]/g, " ");
+    code = code.slice(0, comment.start) + blanked + code.slice(comment.end);
   }
-  return count;
+  return code.split("\n").filter((line) => line.trim() !== "").length;
 }
 
 const HEADINGS = ["stage", "files", "lines", "added", "removed"];

@@ -25,6 +25,11 @@ describe("countCodeLines", () => {
     ["a template literal over several lines", "const t = `\n/* not a comment\n`;\nd();\n", 4],
     ["an escaped quote", 'const q = "\\"/*";\ne();\n', 2],
     ["CRLF line endings", "a();\r\n// c\r\n\r\nb();\r\n", 2],
+    [
+      "quotes inside a regular expression open no string",
+      "const r = /[`'\"]/;\n// c\nf();\n/* d */\n",
+      2,
+    ],
   ])("%s", (_name, source, expected) => {
     expect(countCodeLines(source)).toBe(expected);
   });
