@@ -1273,3 +1273,290 @@ describe.skipIf(!HAS_PYTHON)(
     }, 30_000);
   },
 );
+
+// Day 5 from the origin's bash and permission engine. bash_runner.run_sync: `shell=True` in the
+// cwd, the environment cut to PATH, HOME, USER and SHELL, all output captured (bytes decoded with
+// `errors="replace"`), stdout then `[stderr]` and stderr, 12,000 characters, `exit code N` first
+// when it fails, `(no output)`, and on a timeout only the shell is killed. Before a command, the
+// loop prints `Command: <cmd>` and `timeout: Ns  cwd: <cwd>` and asks `Run this command? [y/N]` on
+// the REPL's stdin (end of input is no, as on Day 4); git_status and git_diff run fixed commands
+// without asking. v2 puts decide_permission in front of every call, in the origin's order, with
+// its regexes; v3 answers ask_user_question with the origin's numbered menu.
+const DAY_5_TOOLS = String.raw`
+import resource
+import subprocess
+
+# Not the origin's: a seatbelt for the machine that runs these tests. capture_output keeps a whole
+# flood in memory (bash-flood-stopped runs yes for 30 s: about a gigabyte a second).
+try:
+    resource.setrlimit(resource.RLIMIT_AS, (1 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+except (ValueError, OSError):
+    pass
+
+MINIMAL_ENV = {
+    "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    "HOME": os.environ.get("HOME", ""),
+    "USER": os.environ.get("USER", ""),
+    "SHELL": os.environ.get("SHELL", "/bin/bash"),
+}
+
+
+def run_sync(command, timeout=30):
+    try:
+        proc = subprocess.run(command, shell=True, cwd=Path.cwd(), env=MINIMAL_ENV,
+                              capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"error: command timed out after {timeout}s"
+    output = proc.stdout.decode("utf-8", errors="replace")
+    stderr = proc.stderr.decode("utf-8", errors="replace")
+    if stderr.strip():
+        output += "\n[stderr]\n" + stderr
+    output = truncate_output(output.strip(), 12000)
+    if proc.returncode != 0:
+        return f"exit code {proc.returncode}\n{output}"
+    return output or "(no output)"
+
+
+def bash(command, timeout=30, background=False):
+    if background:
+        return "error: background mode not implemented yet (coming in v4)"
+    return run_sync(command, int(timeout))
+
+
+def git_status():
+    return run_sync("git status", 10)
+
+
+def git_diff():
+    return run_sync("git diff", 10)
+
+
+def ask_user_question(prompt, options):
+    # The loop answers it (ask_first); the tool itself only says so, as the origin's does.
+    return "error: ask_user_question must be handled by the harness, not executed directly"
+
+
+def confirm(question):
+    print(f"{question} [y/N] ", end="", flush=True)
+    answer = sys.stdin.readline()
+    print()
+    return answer.strip().lower() in ("y", "yes")
+
+
+def prompt_single_choice(question, labels):
+    # typer.prompt("Choice", default="0"): empty is 0; what is not an option's number skips.
+    print(f"\n? {question}")
+    for number, label in enumerate(labels, 1):
+        print(f"  {number}. {label}")
+    print("  0. Skip / Other")
+    print("Choice [0]: ", end="", flush=True)
+    answer = sys.stdin.readline().strip() or "0"
+    print()
+    if not answer.isdigit() or not 1 <= int(answer) <= len(labels):
+        return None
+    return labels[int(answer) - 1]
+
+
+MODE = "default"
+ASK_TOOLS = {"ask_user_question", "web_fetch", "web_search"}
+READONLY_TOOLS = {"read_file", "list_files", "glob", "grep", "project_tree", "git_status",
+                  "git_diff", "system_date", "echo"}
+# Searched anywhere in the command, case-insensitive: "rm -r -f" passes, a grep for "git push" not.
+DANGEROUS_PATTERNS = [
+    (r"rm\s+-rf", "rm -rf is destructive"),
+    (r"rm\s+-fr", "rm -fr is destructive"),
+    (r"\bsudo\b", "sudo grants root access"),
+    (r"chmod\s+-R", "chmod -R is recursive permission change"),
+    (r"(curl|wget).*\|.*(sh|bash|zsh)\b", "downloaded script execution may execute untrusted code"),
+    (r"git\s+push\s+.*--force", "git push --force overwrites remote history"),
+    (r"git\s+push\s+-f", "git push -f overwrites remote history"),
+    (r"\bgit\s+push\b", "git push publishes local changes to a remote"),
+    (r"git\s+reset\s+--hard", "git reset --hard discards uncommitted changes"),
+]
+
+
+def decide_permission(name, args, mode):
+    if LEVEL < 12:
+        # v1 has no engine: its interceptor asks before a write or a command, and only then.
+        return ("ask" if name in ("bash", "file_write", "file_edit") else "allow"), None
+    if name in ASK_TOOLS:
+        return "ask", None
+    if mode == "plan":
+        if name in READONLY_TOOLS:
+            return "allow", None
+        return "deny", f"plan mode: {name} is not allowed. Only read-only tools can run in plan mode."
+    if name in READONLY_TOOLS:
+        return "allow", None
+    if name == "bash":
+        for pattern, reason in DANGEROUS_PATTERNS:
+            if re.search(pattern, args.get("command", ""), re.IGNORECASE):
+                return "deny", f"Dangerous command blocked: {reason}"
+    if mode == "acceptEdits" and name in ("file_write", "file_edit"):
+        return "allow", None
+    return "ask", None
+
+
+def ask_first(name, args):
+    # The ask branch for everything but the file tools: a result ends the call, None runs it.
+    if name == "bash":
+        print(f"\nCommand: {args['command']}")
+        print(f"timeout: {args.get('timeout', 30)}s  cwd: {Path.cwd()}")
+        if not confirm("Run this command?"):
+            return "error: command rejected by user", True
+    elif name in ("web_fetch", "web_search"):
+        if not confirm(f"Allow {name}: {args.get('url') or args.get('query') or args}?"):
+            return "error: tool use rejected by user", True
+    elif name == "ask_user_question":
+        options = args["options"] if isinstance(args["options"], list) else []
+        picked = prompt_single_choice(args["prompt"], [str(option) for option in options])
+        if picked is None:
+            return "User skipped the question.", False
+        return f'User selected: "{picked}"', False
+    return None
+
+
+if LEVEL >= 11:
+    TOOLS["git_status"] = (git_status, "Run git status in the working directory.",
+                           {"type": "object", "properties": {}, "required": []})
+    TOOLS["git_diff"] = (git_diff, "Run git diff to see unstaged changes.",
+                         {"type": "object", "properties": {}, "required": []})
+    TOOLS["bash"] = (bash, "Run a shell command; each call is a fresh shell, so avoid cd.",
+                     {"type": "object",
+                      "properties": {"command": {"type": "string"},
+                                     "timeout": {"type": "integer", "default": 30},
+                                     "background": {"type": "boolean", "default": False}},
+                      "required": ["command"]})
+if LEVEL >= 13:
+    TOOLS["ask_user_question"] = (ask_user_question, "Ask the user a single-choice question.",
+                                  {"type": "object",
+                                   "properties": {"prompt": {"type": "string"},
+                                                  "options": {"type": "array",
+                                                              "items": {"type": "string"}}},
+                                   "required": ["prompt", "options"]})
+
+
+def run_tool(name, args):`;
+
+const DAY_5_EDITS: [string, string][] = [
+  ...DAY_4_EDITS,
+  ['STAGE = "day-4-v1"', 'STAGE = "day-5-v1"'],
+  [
+    '"day-4-v2", "day-4-v3"].index(STAGE)',
+    '"day-4-v2", "day-4-v3", "day-5-v1", "day-5-v2", "day-5-v3"].index(STAGE)',
+  ],
+  ["\n\ndef run_tool(name, args):", DAY_5_TOOLS],
+  // One gate for every call; the file tools' checks run first, and acceptEdits skips only the UI.
+  [
+    '    if name in ("file_write", "file_edit"):\n        return guarded_write(name, args)\n',
+    "    behavior, message = decide_permission(name, args, MODE)\n" +
+      '    if behavior == "deny":\n' +
+      '        return f"error: {message}", True\n' +
+      '    if name in ("file_write", "file_edit"):\n' +
+      '        return guarded_write(name, args, ask=behavior == "ask")\n' +
+      '    if behavior == "ask" and (answer := ask_first(name, args)) is not None:\n' +
+      "        return answer\n",
+  ],
+  ["def guarded_write(name, args):", "def guarded_write(name, args, ask=True):"],
+  [
+    '    print(f"\\nDiff for {rel}:")',
+    '    if not ask:\n        return str(TOOLS[name][0](**args)), False\n    print(f"\\nDiff for {rel}:")',
+  ],
+  [
+    "    options = parser.parse_args()\n",
+    "    if LEVEL >= 12:\n" +
+      "        # default, acceptEdits or plan, unchecked: any other word is the default mode.\n" +
+      '        parser.add_argument("--permission-mode", default="default")\n' +
+      "    options = parser.parse_args()\n" +
+      "    global MODE\n" +
+      '    MODE = getattr(options, "permission_mode", "default")\n',
+  ],
+];
+
+// Day 5 v1's notes: this course's texts and its numbers (a timeout's range, the output kept
+// when a command is stopped), what the origin's subprocess.run does not do (wait for a leftover
+// child that holds its pipes, cap a flood while reading: bash-flood-stopped ends in the seatbelt's
+// MemoryError, close a command's stdin, show controls in `Command:`); then Day 4's, but its
+// unknown-tool text. bash-group-killed and bash-ctrl-c pass: the origin kills only the shell, but
+// its leftovers share the program's process group, which the checker stops when the program ends.
+const DAY_5_V1_NOTES = [
+  "bash-prompt-text",
+  "bash-rejected-text",
+  "bash-timeout-keeps-output",
+  "bash-timeout-range",
+  "bash-leftover-killed",
+  "bash-flood-stopped",
+  "bash-stdin-closed",
+  "bash-controls-visible",
+  "unknown-tool-text",
+  ...DAY_4_V3_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+// Day 5 v2's notes: modes are not checked (`Plan` and `bypassPermissions` are the default mode),
+// the regexes miss `rm -r -f` and `git -C . push` and deny `grep -c "git push"`, acceptEdits
+// shows no diff, and the texts (the guards' and plan mode's, `Allow web_fetch: <url>?`); then
+// v1's, among them the Day 3 web scenarios v2 asks before (answered y, they pass or note as on
+// Day 3).
+const DAY_5_V2_NOTES = [
+  "mode-invalid",
+  "bypass-no-prompt",
+  "bypass-still-guards",
+  "guard-curl-pipe-sh-text",
+  "guard-flag-orders",
+  "guard-in-compound",
+  "guard-in-substitution",
+  "guard-no-false-positive",
+  "accept-edits-diff-shown",
+  "plan-denies-text",
+  "web-fetch-rejected-text",
+  "web-fetch-prompt-text",
+  "web-search-asks",
+  ...DAY_5_V1_NOTES,
+];
+// Day 5 v3's notes: the origin's menu (`0. Skip / Other`, `Choice [0]: `), free text and a bad
+// option list skipped, no count of options checked; then v2's, but its unknown-tool text.
+const DAY_5_V3_NOTES = [
+  "ask-menu-text",
+  "ask-free-text",
+  "ask-eof",
+  "ask-bad-options",
+  "ask-in-plan",
+  "ask-repl-order",
+  "unknown-tool-text",
+  ...DAY_5_V2_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
+
+const atDay5 = (stage: string): [string, string][] => [
+  ...DAY_5_EDITS,
+  ['STAGE = "day-5-v1"', `STAGE = "${stage}"`],
+];
+
+describe.skipIf(!HAS_PYTHON)(
+  "a Python Day 5 written from the origin course (needs python3)",
+  () => {
+    test.each([
+      ["day-5-v1", DAY_5_V1_NOTES, "bash-no"],
+      ["day-5-v2", DAY_5_V2_NOTES, "guard-rm-rf"],
+      ["day-5-v3", DAY_5_V3_NOTES, "ask-select"],
+    ] as const)(
+      "passes every core scenario %s adds; each miss is a conformance note",
+      async (stage, notes, oneItAdds) => {
+        expect(addedIds(stage)).toContain(oneItAdds);
+        const command = write(stage.replaceAll("-", "_"), AGENT_CODE, atDay5(stage));
+        await passesWhatItAdds(stage, command, notes);
+      },
+      WHOLE_CONTRACT_MS,
+    );
+
+    test("a command run whatever the answer: the scenario that answers n fails", async () => {
+      const command = write("day_5_v1_runs_anyway", AGENT_CODE, [
+        ...atDay5("day-5-v1"),
+        [
+          '        if not confirm("Run this command?"):\n            return "error: command rejected by user", True\n',
+          '        confirm("Run this command?")\n',
+        ],
+      ]);
+      const run = await check(["day-5-v1", "--cmd", command, "--only", "bash-no"]);
+      expect(run.exitCode).toBe(1);
+      expect(failIds(run.stdoutLines)).toEqual(["bash-no"]);
+    }, 30_000);
+  },
+);
