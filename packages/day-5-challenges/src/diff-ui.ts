@@ -3,6 +3,13 @@
 import { styleText } from "node:util";
 import { createTwoFilesPatch } from "diff";
 
+export type Approval = "yes" | "no" | "always";
+
+export type Choice =
+  | { kind: "selected"; labels: string[] }
+  | { kind: "answered"; text: string }
+  | { kind: "skipped" };
+
 // How a tool talks to the person at the terminal, in order with the trace.
 export interface Ui {
   // Whether lines may carry colour: a terminal, and NO_COLOR not set.
@@ -17,13 +24,6 @@ export interface Ui {
   // their own, or skips.
   choose(prompt: string, options: string[], several?: boolean): Promise<Choice>;
 }
-
-export type Approval = "yes" | "no" | "always";
-
-export type Choice =
-  | { kind: "selected"; labels: string[] }
-  | { kind: "answered"; text: string }
-  | { kind: "skipped" };
 
 // Where lines come from: the next line of input, or undefined at its end.
 export interface LineSource {

@@ -6,18 +6,41 @@ import { accessSync, constants } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { ToolError } from "./tools/index.ts";
 
-export interface CommandOptions {
-  cwd: string;
-  timeoutMs: number;
-  signal?: AbortSignal;
-  env?: NodeJS.ProcessEnv;
+function executable(file: string): boolean {
+  try {
+    accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
-export interface CommandOutcome {
-  // The result the model reads: the exit line, stdout, stderr, cut to 12,000 characters.
-  text: string;
-  // Stopped by agent-code (a timeout, a flood of output, the run's end): an error result.
-  stopped: boolean;
+function onPath(name: string, path: string): string | undefined {
+  return path
+    .split(delimiter)
+    .filter((dir) => dir !== "")
+    .map((dir) => join(dir, name))
+    .find(executable);
+}
+
+// The shell a command runs in. bash without profiles or rc files (they may re-export keys), found
+// on the scrubbed PATH, else /bin/sh; never $SHELL (fish is not POSIX). On Windows, Git Bash.
+export function findShell(env: NodeJS.ProcessEnv = process.env): string[] {
+  const chosen = env.AGENT_CODE_SHELL;
+  if (chosen !== undefined && chosen !== "") return [chosen, "-c"];
+  const path = env.PATH ?? env.Path ?? "";
+  if (process.platform === "win32") {
+    const git = onPath("git.exe", path);
+    const bash = git === undefined ? undefined : join(dirname(dirname(git)), "bin", "bash.exe");
+    if (bash === undefined || !executable(bash)) {
+      throw new ToolError(
+        "bash needs a POSIX shell: install Git for Windows, or set AGENT_CODE_SHELL",
+      );
+    }
+    return [bash, "--noprofile", "--norc", "-c"];
+  }
+  const bash = onPath("bash", path);
+  return bash === undefined ? ["/bin/sh", "-c"] : [bash, "--noprofile", "--norc", "-c"];
 }
 
 // The variables a command may see. Everything else, API keys and tokens above all, stays with
@@ -81,51 +104,8 @@ export function commandEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.Process
   };
 }
 
-// The shell a command runs in. bash without profiles or rc files (they may re-export keys), found
-// on the scrubbed PATH, else /bin/sh; never $SHELL (fish is not POSIX). On Windows, Git Bash.
-export function findShell(env: NodeJS.ProcessEnv = process.env): string[] {
-  const chosen = env.AGENT_CODE_SHELL;
-  if (chosen !== undefined && chosen !== "") return [chosen, "-c"];
-  const path = env.PATH ?? env.Path ?? "";
-  if (process.platform === "win32") {
-    const git = onPath("git.exe", path);
-    const bash = git === undefined ? undefined : join(dirname(dirname(git)), "bin", "bash.exe");
-    if (bash === undefined || !executable(bash)) {
-      throw new ToolError(
-        "bash needs a POSIX shell: install Git for Windows, or set AGENT_CODE_SHELL",
-      );
-    }
-    return [bash, "--noprofile", "--norc", "-c"];
-  }
-  const bash = onPath("bash", path);
-  return bash === undefined ? ["/bin/sh", "-c"] : [bash, "--noprofile", "--norc", "-c"];
-}
-
-function onPath(name: string, path: string): string | undefined {
-  return path
-    .split(delimiter)
-    .filter((dir) => dir !== "")
-    .map((dir) => join(dir, name))
-    .find(executable);
-}
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 // Every command group still alive, so that Ctrl-C or the end of agent-code can kill them all.
 const live = new Set<ChildProcess>();
-
-// Kills every live command's whole group at once; sync, so it also works in an `exit` handler.
-export function stopAllCommands(): void {
-  for (const child of live) killGroup(child, "SIGKILL");
-  live.clear();
-}
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
@@ -141,15 +121,88 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+// Kills every live command's whole group at once; sync, so it also works in an `exit` handler.
+export function stopAllCommands(): void {
+  for (const child of live) killGroup(child, "SIGKILL");
+  live.clear();
+}
+
+// How long the pipes may stay open after the shell exited, held by something it left running.
+const PIPE_GRACE_MS = 500;
+// How long a timed-out group has between SIGTERM and SIGKILL.
+const KILL_AFTER_MS = 2_000;
+
 // How much a command may print before it is stopped, and what the model sees of it.
 export const MAX_PRINTED_BYTES = 8 * 1024 * 1024;
 const MAX_RESULT_CHARS = 12_000;
 const RESULT_HEAD = 4_000;
 const RESULT_TAIL = 8_000;
-// How long the pipes may stay open after the shell exited, held by something it left running.
-const PIPE_GRACE_MS = 500;
-// How long a timed-out group has between SIGTERM and SIGKILL.
-const KILL_AFTER_MS = 2_000;
+
+// stdout, then stderr under a `[stderr]` line; the middle cut out past 12,000 characters.
+function output(out: string, err: string, dropped: number): string {
+  let text = out.replace(/\n$/, "");
+  if (err !== "") text += `${text === "" ? "" : "\n"}[stderr]\n${err.replace(/\n$/, "")}`;
+  if (text === "") return "(no output)";
+  if (text.length <= MAX_RESULT_CHARS && dropped === 0) return text;
+  const cut = text.length - RESULT_HEAD - RESULT_TAIL + dropped;
+  return `${text.slice(0, RESULT_HEAD)}\n[output cut: ${cut} characters in the middle not shown]\n${text.slice(-RESULT_TAIL)}`;
+}
+
+const HEAD_CHARS = 16 * 1024;
+const TAIL_CHARS = 32 * 1024;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are the point
+const CSI = /\u001b\[[0-?]*[ -/]*[@-~]/g;
+
+// One stream as it arrives: decoded as UTF-8 across chunk boundaries (bad bytes become U+FFFD),
+// the first 16 Ki and the last 32 Ki characters kept, the ones between only counted, so `yes`
+// costs no memory. Terminal escape sequences (colours, cursor moves) are taken out at the end.
+class Capture {
+  #decoder = new TextDecoder("utf-8");
+  #head = "";
+  #tail = "";
+  dropped = 0;
+
+  add(chunk: Buffer): void {
+    let text = this.#decoder.decode(chunk, { stream: true });
+    if (this.#head.length < HEAD_CHARS) {
+      const room = HEAD_CHARS - this.#head.length;
+      this.#head += text.slice(0, room);
+      text = text.slice(room);
+    }
+    this.#tail += text;
+    if (this.#tail.length > 2 * TAIL_CHARS) {
+      this.dropped += this.#tail.length - TAIL_CHARS;
+      this.#tail = this.#tail.slice(-TAIL_CHARS);
+    }
+  }
+
+  text(): string {
+    this.#tail += this.#decoder.decode();
+    if (this.#tail.length > TAIL_CHARS) {
+      this.dropped += this.#tail.length - TAIL_CHARS;
+      this.#tail = this.#tail.slice(-TAIL_CHARS);
+    }
+    return `${this.#head}${this.#tail}`.replace(CSI, "");
+  }
+}
+
+export interface CommandOptions {
+  cwd: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface CommandOutcome {
+  // The result the model reads: the exit line, stdout, stderr, cut to 12,000 characters.
+  text: string;
+  // Stopped by agent-code (a timeout, a flood of output, the run's end): an error result.
+  stopped: boolean;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms).unref());
+}
 
 // Runs one command line to its end and describes the outcome; never rejects for what the command
 // did (a non-zero exit, a signal), only when no shell can be started.
@@ -224,55 +277,3 @@ export function runCommand(
     });
   });
 }
-
-function delay(ms: number): Promise<void> {
-  return new Promise((done) => setTimeout(done, ms).unref());
-}
-
-// stdout, then stderr under a `[stderr]` line; the middle cut out past 12,000 characters.
-function output(out: string, err: string, dropped: number): string {
-  let text = out.replace(/\n$/, "");
-  if (err !== "") text += `${text === "" ? "" : "\n"}[stderr]\n${err.replace(/\n$/, "")}`;
-  if (text === "") return "(no output)";
-  if (text.length <= MAX_RESULT_CHARS && dropped === 0) return text;
-  const cut = text.length - RESULT_HEAD - RESULT_TAIL + dropped;
-  return `${text.slice(0, RESULT_HEAD)}\n[output cut: ${cut} characters in the middle not shown]\n${text.slice(-RESULT_TAIL)}`;
-}
-
-// One stream as it arrives: decoded as UTF-8 across chunk boundaries (bad bytes become U+FFFD),
-// the first 16 Ki and the last 32 Ki characters kept, the ones between only counted, so `yes`
-// costs no memory. Terminal escape sequences (colours, cursor moves) are taken out at the end.
-class Capture {
-  #decoder = new TextDecoder("utf-8");
-  #head = "";
-  #tail = "";
-  dropped = 0;
-
-  add(chunk: Buffer): void {
-    let text = this.#decoder.decode(chunk, { stream: true });
-    if (this.#head.length < HEAD_CHARS) {
-      const room = HEAD_CHARS - this.#head.length;
-      this.#head += text.slice(0, room);
-      text = text.slice(room);
-    }
-    this.#tail += text;
-    if (this.#tail.length > 2 * TAIL_CHARS) {
-      this.dropped += this.#tail.length - TAIL_CHARS;
-      this.#tail = this.#tail.slice(-TAIL_CHARS);
-    }
-  }
-
-  text(): string {
-    this.#tail += this.#decoder.decode();
-    if (this.#tail.length > TAIL_CHARS) {
-      this.dropped += this.#tail.length - TAIL_CHARS;
-      this.#tail = this.#tail.slice(-TAIL_CHARS);
-    }
-    return `${this.#head}${this.#tail}`.replace(CSI, "");
-  }
-}
-
-const HEAD_CHARS = 16 * 1024;
-const TAIL_CHARS = 32 * 1024;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are the point
-const CSI = /\u001b\[[0-?]*[ -/]*[@-~]/g;

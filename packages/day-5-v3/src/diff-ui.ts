@@ -3,6 +3,11 @@
 import { styleText } from "node:util";
 import { createTwoFilesPatch } from "diff";
 
+export type Choice =
+  | { kind: "selected"; label: string }
+  | { kind: "answered"; text: string }
+  | { kind: "skipped" };
+
 // How a tool talks to the person at the terminal, in order with the trace.
 export interface Ui {
   // Whether lines may carry colour: a terminal, and NO_COLOR not set.
@@ -15,11 +20,6 @@ export interface Ui {
   // their own, or skips.
   choose(prompt: string, options: string[]): Promise<Choice>;
 }
-
-export type Choice =
-  | { kind: "selected"; label: string }
-  | { kind: "answered"; text: string }
-  | { kind: "skipped" };
 
 // Where lines come from: the next line of input, or undefined at its end.
 export interface LineSource {

@@ -5,6 +5,16 @@ import { type Tool, type ToolContext, ToolError } from "./index.ts";
 const DEFAULT_TIMEOUT_S = 30;
 const MAX_TIMEOUT_S = 600;
 
+const CONTROLS =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+// What the person approves is exactly what runs: a carriage return, an escape sequence or a bidi
+// mark could hide part of the command, so each shows as U+FFFD. Newlines and tabs stay.
+function visibleCommand(command: string): string {
+  return command.replace(CONTROLS, "\ufffd");
+}
+
 // Runs `command` in the working directory once the person approves it. A non-zero exit is data
 // for the model (not an error); a rejection, a timeout or a flood of output is.
 export async function bash(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
@@ -29,16 +39,6 @@ export async function bash(args: Record<string, unknown>, ctx: ToolContext): Pro
   if (outcome.stopped) throw new ToolError(outcome.text);
   return outcome.text;
 }
-
-// What the person approves is exactly what runs: a carriage return, an escape sequence or a bidi
-// mark could hide part of the command, so each shows as U+FFFD. Newlines and tabs stay.
-function visibleCommand(command: string): string {
-  return command.replace(CONTROLS, "\ufffd");
-}
-
-const CONTROLS =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
-  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 export const bashTool: Tool = {
   name: "bash",
