@@ -20,6 +20,9 @@ export const REPLAYS: Record<string, string[]> = {
   "day-3-challenges": ["hex-preview", "grep-runaway"],
   "day-4-v1": ["write-after-read-yes"],
   "day-4-v2": ["edit-yes"],
+  "day-5-v1": ["bash-yes"],
+  "day-5-v2": ["guard-rm-rf"],
+  "day-5-v3": ["ask-select"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",

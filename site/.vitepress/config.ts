@@ -83,6 +83,7 @@ export default defineConfig({
       { text: "Day 2", link: "/day-2" },
       { text: "Day 3", link: "/day-3" },
       { text: "Day 4", link: "/day-4" },
+      { text: "Day 5", link: "/day-5" },
       { text: "Protocol", link: "/protocol" },
       stagesMenu,
       { text: "Decisions", link: "/decisions/" },

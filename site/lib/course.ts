@@ -30,12 +30,14 @@ export const COURSE: CourseGroup[] = [
   { text: "Day 2", entries: [{ page: "day-2.md", steps: true }] },
   { text: "Day 3", entries: [{ page: "day-3.md", steps: true }] },
   { text: "Day 4", entries: [{ page: "day-4.md", steps: true }] },
+  { text: "Day 5", entries: [{ page: "day-5.md", steps: true }] },
   {
     text: "Challenges",
     entries: [
       { page: "day-1.md#challenges", text: "Day 1 challenges" },
       { page: "day-2.md#challenges", text: "Day 2 challenges" },
       { page: "day-3.md#challenges", text: "Day 3 challenges" },
+      { page: "day-5.md#challenges", text: "Day 5 challenges" },
     ],
   },
   {

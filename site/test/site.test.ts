@@ -307,6 +307,10 @@ describe("the navigation", () => {
       "Day 4, v1",
       "Day 4, v2",
       "Day 4, v3",
+      "Day 5, v1",
+      "Day 5, v2",
+      "Day 5, v3",
+      "Day 5, challenges",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });
