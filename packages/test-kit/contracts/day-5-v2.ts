@@ -430,23 +430,26 @@ export const day5v2: Contract = {
     ),
     gateScenario({
       id: "guard-no-false-positive",
-      title: '`grep -c "git push" notes.md` and `echo rm -rf keep` only mention it: asked, and run',
+      title:
+        '`grep -c "git push" notes.md` and `echo rm -rf keep` only mention it: both asked, not blocked',
       level: "conformance",
-      stdin: YES.repeat(2),
+      // grep is answered n: the scenario shows it is asked, not blocked, without needing grep
+      // installed (the scenarios run with echo, printf, cat, sleep, touch, pwd, env, seq, yes, git).
+      stdin: "n\ny\n",
       files: { ...KEEP, "work/notes.md": "Run git push after the review.\n" },
       steps: turns(bash('grep -c "git push" notes.md'), bash("echo rm -rf keep")),
       judgements: [
         judge(
           GUARDS,
-          "both commands should be asked: two `Run this command? [y/N] y` lines",
+          "both commands should be asked: a `Run this command? [y/N]` line for each",
           (o) =>
-            o.stdoutLines.filter((line) => /^Run this command\? \[y\/N[^\]]*\] y$/.test(line))
+            o.stdoutLines.filter((line) => /^Run this command\? \[y\/N[^\]]*\] [yn]$/.test(line))
               .length === 2,
         ),
         judge(
           GUARDS,
-          "grep should have run and counted one line: expected the result `1`",
-          (o) => (resultOf(o, "bash", 0)?.text ?? "").trim() === "1",
+          "the grep line is the person's to answer: expected the rejection, not a `blocked:` text",
+          (o) => resultOf(o, "bash", 0)?.text === "the user rejected this command; it was not run",
         ),
         judge(
           GUARDS,
