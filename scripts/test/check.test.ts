@@ -165,7 +165,7 @@ test(
     const lines = run.text.replace(/\n$/, "").split("\n");
     // A line per stage, and details for one stage only: its first four misses, at most three
     // lines each, and a count of the rest. The screen grows by a line a stage, not by a stage's
-    // scenarios, and today's course fits in under 40 lines.
+    // scenarios: 18 stages after Day 5 fit in under 45 lines (nine stages took 36).
     const next = run.report?.stages.find((stage) => stage.stage === "day-2-challenges");
     const misses = next?.scenarios.filter((scenario) => scenario.verdict === "fail").length ?? 0;
     expect(misses).toBeGreaterThan(4);
@@ -174,7 +174,7 @@ test(
       `and ${misses - 4} more; every scenario, stderr and notes: pnpm check day-2-challenges;`,
     );
     expect(lines.length).toBeLessThanOrEqual(STAGES.length + 3 * 4 + 14);
-    expect(lines.length).toBeLessThan(40);
+    expect(lines.length).toBeLessThan(45);
     expect(lines.slice(2, 4)).toEqual(["", "highest stage passed: day-2-v3"]);
     const width = Math.max(...STAGES.map((stage) => stage.length));
     const perStage = lines.slice(5, 5 + STAGES.length);
