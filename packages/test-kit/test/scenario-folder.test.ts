@@ -15,44 +15,23 @@ import {
 } from "../src/contract.ts";
 import { fileText, judge, linesInOrder, resultOf } from "../src/judgements.ts";
 import { changedPaths, MAX_TEXT_BYTES, readFolder, writeFiles } from "../src/scenario-folder.ts";
+import { fakeCli, runAndSee } from "./support.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "folder-cli-"));
 
-function fakeCli(name: string, body: string): string[] {
-  const file = join(dir, `${name}.mjs`);
-  writeFileSync(file, body);
-  return ["node", file];
-}
+const cliOf = (name: string, body: string) => fakeCli(dir, name, body);
 
 function contractOf(...scenarios: Scenario[]): Contract {
   return { stage: "test", title: "test", scenarios };
 }
 
-// Runs one scenario and hands back what its judgements saw.
+// Runs one scenario and hands back what its judgements saw, and whether it passed.
 async function observedOf(
   command: string[],
   scenario: Partial<Scenario>,
 ): Promise<{ observed: Observed; passed: boolean }> {
-  let seen: Observed | undefined;
-  const result = await runContract(
-    contractOf({
-      id: "s",
-      title: "s",
-      level: "core",
-      args: [],
-      ...scenario,
-      judgements: [
-        ...(scenario.judgements ?? []),
-        judge("", "keeps what it saw", (o) => {
-          seen = o;
-          return true;
-        }),
-      ],
-    }),
-    { command },
-  );
-  if (seen === undefined) throw new Error("no judgement ran");
-  return { observed: seen, passed: result.scenarios[0]?.passed === true };
+  const { result, observed } = await runAndSee(command, scenario);
+  return { observed, passed: result.passed };
 }
 
 // A model turn of the fake server's Messages API, from a command that speaks it by hand.
@@ -70,7 +49,7 @@ async function ask(messages) {
 `;
 
 test("files are written as text, bytes, symlinks and text with an mtime", async () => {
-  const cli = fakeCli(
+  const cli = cliOf(
     "lists",
     `import { lstatSync, readFileSync, readlinkSync } from "node:fs";
 console.log(JSON.stringify({
@@ -126,7 +105,7 @@ console.log(JSON.stringify({
 }, 30_000);
 
 test("a symlink may name an absolute path outside the work folder, built from the context", async () => {
-  const cli = fakeCli(
+  const cli = cliOf(
     "reads-link",
     `import { readFileSync } from "node:fs";
 console.log(readFileSync(process.argv[2], "utf8").trim());`,
@@ -143,7 +122,7 @@ console.log(readFileSync(process.argv[2], "utf8").trim());`,
 }, 30_000);
 
 test("outside files the run changed, added or removed are reported; work files are data", async () => {
-  const cli = fakeCli(
+  const cli = cliOf(
     "scribbles",
     `import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 writeFileSync("../secret.txt", "overwritten\\n");
@@ -175,7 +154,7 @@ writeFileSync("big.txt", "y".repeat(${MAX_TEXT_BYTES + 1}));`,
 }, 30_000);
 
 test("per-run steps name the run's paths, and a step changes a file between turns", async () => {
-  const cli = fakeCli(
+  const cli = cliOf(
     "two-turns",
     `${ASK}
 import { readFileSync } from "node:fs";
@@ -210,7 +189,7 @@ console.log("before: " + before + ", after: " + after);`,
 }, 30_000);
 
 test("a shared run is judged on the folder as it was, after the folder is gone", async () => {
-  const cli = fakeCli(
+  const cli = cliOf(
     "writes-once",
     `import { writeFileSync } from "node:fs"; writeFileSync("note.txt", "run " + process.pid);`,
   );
@@ -256,7 +235,7 @@ test("a scenario for other platforms is skipped and passes without running", asy
 });
 
 test("a prompt answered from stdin sits between the tool call and its observation", async () => {
-  const cli = fakeCli(
+  const cli = cliOf(
     "asks",
     `import { createInterface } from "node:readline";
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
@@ -283,7 +262,7 @@ process.exit(0);`,
 }, 30_000);
 
 test("resultOf finds what was sent back for a tool's call", async () => {
-  const cli = fakeCli(
+  const cli = cliOf(
     "tool-loop",
     `${ASK}
 const messages = [{ role: "user", content: "read" }];

@@ -1,7 +1,7 @@
 // What a scenario may give the run besides its arguments (answers prepended to a kept scenario's
 // stdin, variables built per run, a Ctrl-C once a file exists, a git repository) and what every
 // run is checked for (the scenario's secrets), each shown to hold and to catch its miss.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, test } from "vitest";
@@ -10,47 +10,16 @@ import {
   keepScenarios,
   type Observed,
   runKey,
-  runScenario,
   type Scenario,
-  type ScenarioResult,
 } from "../src/contract.ts";
 import { hasGit } from "../src/git-folder.ts";
-import { fileExists, judge } from "../src/judgements.ts";
+import { fileExists } from "../src/judgements.ts";
+import { fakeCli, runAndSee } from "./support.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "inputs-cli-"));
 
-function fakeCli(name: string, body: string): string[] {
-  const file = join(dir, `${name}.mjs`);
-  writeFileSync(file, body);
-  return ["node", file];
-}
-
-// Runs one scenario and hands back its result and what its judgements saw.
-async function run(
-  command: string[],
-  scenario: Partial<Scenario>,
-): Promise<{ result: ScenarioResult; observed: Observed }> {
-  let seen: Observed | undefined;
-  const result = await runScenario(
-    {
-      id: "s",
-      title: "s",
-      level: "core",
-      args: [],
-      ...scenario,
-      judgements: [
-        ...(scenario.judgements ?? []),
-        judge("", "keeps what it saw", (o) => {
-          seen = o;
-          return true;
-        }),
-      ],
-    },
-    { command },
-  );
-  if (seen === undefined) throw new Error("no judgement ran");
-  return { result, observed: seen };
-}
+const cliOf = (name: string, body: string) => fakeCli(dir, name, body);
+const run = runAndSee;
 
 test("keepScenarios puts `stdin` before each kept scenario's own input", () => {
   const asks: Scenario = { id: "asks", title: "a", level: "core", args: ["x"], judgements: [] };
@@ -65,7 +34,7 @@ test("keepScenarios puts `stdin` before each kept scenario's own input", () => {
 });
 
 test("env may be built per run from the context, and such a run is never shared", async () => {
-  const prints = fakeCli("prints-env", "console.log(process.env.WHERE);");
+  const prints = cliOf("prints-env", "console.log(process.env.WHERE);");
   const scenario: Partial<Scenario> = { env: (context) => ({ WHERE: `${context.work}/rc.sh` }) };
   const { observed } = await run(prints, scenario);
   expect(observed.stdoutLines).toEqual([`${observed.context.work}/rc.sh`]);
@@ -91,7 +60,7 @@ setTimeout(() => process.exit(0), 20_000);
 `;
 
 test("interrupt afterFile: SIGINT once the file exists, and afterMs after that", async () => {
-  const cli = fakeCli("starts-late", STARTS_LATE);
+  const cli = cliOf("starts-late", STARTS_LATE);
   const args = (context: { work: string }) => [context.work];
   const soon = await run(cli, { args, interrupt: { afterFile: "work/started.txt" } });
   expect(soon.observed.exitCode).toBe(130);
@@ -106,7 +75,7 @@ test("interrupt afterFile: SIGINT once the file exists, and afterMs after that",
 }, 60_000);
 
 test("an interrupt whose file never appears sends nothing: the run ends by itself", async () => {
-  const cli = fakeCli(
+  const cli = cliOf(
     "never-starts",
     `process.on("SIGINT", () => { console.log("interrupted"); process.exit(130); });
 setTimeout(() => { console.log("done"); process.exit(0); }, 300);`,
@@ -133,7 +102,7 @@ console.log("final: ran");
 `;
 
 test("a scenario's secret in a request or the output fails it, naming the variable", async () => {
-  const cli = fakeCli("hands-on-a-secret", HANDS_ON_A_SECRET);
+  const cli = cliOf("hands-on-a-secret", HANDS_ON_A_SECRET);
   const scenario: Partial<Scenario> = {
     env: { MY_SECRET: "canary-my-secret-91c2" },
     secrets: ["canary-my-secret-91c2"],
@@ -159,7 +128,7 @@ test("a scenario's secret in a request or the output fails it, naming the variab
 test.skipIf(!hasGit())(
   "git: the work folder is a repository with one fixed commit of the scenario's files",
   async () => {
-    const cli = fakeCli(
+    const cli = cliOf(
       "reads-git",
       `import { execFileSync } from "node:child_process";
 const git = (...args) => execFileSync("git", args, { cwd: process.argv[2], encoding: "utf8" }).trim();

@@ -1,8 +1,12 @@
 // Test-only helpers the test files share: fake servers, SDK clients and request bodies.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import Anthropic, { APIError, type ClientOptions } from "@anthropic-ai/sdk";
 import OpenAI, { APIError as OpenAIAPIError, type ClientOptions as OpenAIOptions } from "openai";
 import { onTestFinished } from "vitest";
 import { type ToolUseBlock, toolUse } from "../src/builders.ts";
+import { type Observed, runScenario, type Scenario, type ScenarioResult } from "../src/contract.ts";
+import { judge } from "../src/judgements.ts";
 import { type FakeServer, type FakeServerOptions, startFakeServer } from "../src/server.ts";
 
 export type Body = Record<string, unknown>;
@@ -102,4 +106,38 @@ export function runnableReadFile(run: (args: { path: string }) => string) {
       function: run,
     },
   };
+}
+
+// A fake CLI: the script written to `dir`, run as `node <file>`.
+export function fakeCli(dir: string, name: string, body: string): string[] {
+  const file = join(dir, `${name}.mjs`);
+  writeFileSync(file, body);
+  return ["node", file];
+}
+
+// Runs one scenario and hands back its result and what its judgements saw.
+export async function runAndSee(
+  command: string[],
+  scenario: Partial<Scenario>,
+): Promise<{ result: ScenarioResult; observed: Observed }> {
+  let seen: Observed | undefined;
+  const result = await runScenario(
+    {
+      id: "s",
+      title: "s",
+      level: "core",
+      args: [],
+      ...scenario,
+      judgements: [
+        ...(scenario.judgements ?? []),
+        judge("", "keeps what it saw", (o) => {
+          seen = o;
+          return true;
+        }),
+      ],
+    },
+    { command },
+  );
+  if (seen === undefined) throw new Error("no judgement ran");
+  return { result, observed: seen };
 }
