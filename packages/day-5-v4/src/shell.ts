@@ -374,8 +374,9 @@ export class BackgroundTasks {
   // Kills the task's whole group.
   stop(id: string): string {
     const task = this.#find(id);
-    if (task.ended !== undefined)
-      return `${id} had already ${task.ended.replace(/^stopped/, "been stopped")}`;
+    if (task.ended !== undefined) {
+      return `${id} had already ${task.ended.replace(/^(stopped|killed)/, "been $1")}`;
+    }
     this.#end(task, "stopped");
     return `Stopped ${id}`;
   }
