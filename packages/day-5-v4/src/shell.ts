@@ -324,19 +324,14 @@ export class BackgroundTasks {
     const writer = await open(file, "wx", 0o600);
     const reader = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     const [shell = "/bin/sh", ...flags] = findShell();
-    let child: ChildProcess;
-    try {
-      child = spawn(shell, [...flags, command], {
-        cwd,
-        env: commandEnv(),
-        stdio: ["ignore", writer.fd, writer.fd],
-        detached: process.platform !== "win32",
-        windowsHide: true,
-      });
-    } finally {
-      // The child has its own copy of the descriptor.
-      await writer.close();
-    }
+    // Its listeners come before any await: a task that ends at once must still be seen to end.
+    const child = spawn(shell, [...flags, command], {
+      cwd,
+      env: commandEnv(),
+      stdio: ["ignore", writer.fd, writer.fd],
+      detached: process.platform !== "win32",
+      windowsHide: true,
+    });
     const task: Task = { id, log: `.agent/bg/${id}.log`, child, reader, read: 0, ended: undefined };
     this.#tasks.set(id, task);
     live.add(child);
@@ -347,11 +342,16 @@ export class BackgroundTasks {
       if (size > MAX_LOG_BYTES) this.#end(task, `stopped: its log passed ${MAX_LOG_BYTES} bytes`);
     }, LOG_CHECK_MS);
     watch.unref();
-    child.once("error", () => this.#end(task, "could not be started"));
+    child.once("error", () => {
+      clearInterval(watch);
+      this.#end(task, "could not be started");
+    });
     child.once("exit", (code, signal) => {
       clearInterval(watch);
       this.#end(task, signal === null ? `exited with code ${code}` : `killed by signal ${signal}`);
     });
+    // The child has its own copy of the descriptor.
+    await writer.close();
     return task.log;
   }
 

@@ -104,3 +104,19 @@ test.runIf(posix)("a log folder that is a symlink is refused, never followed", a
     "symlink not followed: .agent/bg",
   );
 });
+
+test.runIf(posix)("a task that ends at once, or cannot start, is seen to end", async () => {
+  const cwd = folder();
+  const tasks = new BackgroundTasks();
+  await tasks.start("true", cwd);
+  await until(async () => (await tasks.output("bg_1")).startsWith("bg_1: exited with code 0"));
+  const saved = process.env.AGENT_CODE_SHELL;
+  process.env.AGENT_CODE_SHELL = join(cwd, "no-such-shell");
+  try {
+    await tasks.start("echo hi", cwd);
+  } finally {
+    if (saved === undefined) delete process.env.AGENT_CODE_SHELL;
+    else process.env.AGENT_CODE_SHELL = saved;
+  }
+  await until(async () => (await tasks.output("bg_2")).startsWith("bg_2: could not be started"));
+});
