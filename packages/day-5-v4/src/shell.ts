@@ -316,12 +316,23 @@ export class BackgroundTasks {
     if (running.length >= MAX_TASKS) {
       throw new ToolError(`too many background tasks (${MAX_TASKS}); stop one with kill_shell`);
     }
-    const id = `bg_${this.#next++}`;
     const root = await realpath(cwd);
     const folder = await agentFolder(root, "bg");
-    const file = join(folder, `${id}.log`);
-    // wx: a name that is there already, a symlink included, is never opened.
-    const writer = await open(file, "wx", 0o600);
+    // wx: a name that is there already, a symlink included, is never opened. An earlier session's
+    // logs stay, so the ids go on past them.
+    let id: string;
+    let file: string;
+    let writer: FileHandle;
+    for (;;) {
+      id = `bg_${this.#next++}`;
+      file = join(folder, `${id}.log`);
+      try {
+        writer = await open(file, "wx", 0o600);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+    }
     const reader = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     const [shell = "/bin/sh", ...flags] = findShell();
     // Its listeners come before any await: a task that ends at once must still be seen to end.
@@ -362,12 +373,24 @@ export class BackgroundTasks {
     const fresh = size - task.read;
     const head = Math.min(fresh, HEAD_CHARS);
     const tail = Math.min(fresh - head, TAIL_CHARS);
-    const bytes = Buffer.alloc(head + tail);
-    await task.reader.read(bytes, 0, head, task.read);
-    await task.reader.read(bytes, head, tail, size - tail);
+    const first = Buffer.alloc(head);
+    const last = Buffer.alloc(tail);
+    await task.reader.read(first, 0, head, task.read);
+    await task.reader.read(last, 0, tail, size - tail);
     task.read = size;
-    const text = new TextDecoder().decode(bytes).replace(CSI, "").replace(/\n$/, "");
-    const body = fresh === 0 ? "(no new output)" : cutMiddle(text, fresh - head - tail);
+    const skipped = fresh - head - tail;
+    const decode = (bytes: Buffer) => new TextDecoder().decode(bytes).replace(CSI, "");
+    let body: string;
+    if (fresh === 0) body = "(no new output)";
+    else if (skipped === 0)
+      body = cutMiddle(decode(Buffer.concat([first, last])).replace(/\n$/, ""), 0);
+    else {
+      // Bytes between the two parts were never read: the cut is counted in bytes.
+      const start = decode(first).slice(0, RESULT_HEAD);
+      const end = decode(last).replace(/\n$/, "").slice(-RESULT_TAIL);
+      const unseen = fresh - Buffer.byteLength(start) - Buffer.byteLength(end);
+      body = `${start}\n[output cut: ${unseen} bytes in the middle not shown]\n${end}`;
+    }
     return `${id}: ${task.ended ?? "running"}\n${body}`;
   }
 
@@ -385,6 +408,8 @@ export class BackgroundTasks {
   stopAll(): void {
     for (const task of this.#tasks.values()) {
       if (task.ended === undefined) this.#end(task, "stopped");
+      // The session is over: nobody reads the logs through agent-code any more.
+      void task.reader.close().catch(() => {});
     }
   }
 

@@ -120,3 +120,32 @@ test.runIf(posix)("a task that ends at once, or cannot start, is seen to end", a
   }
   await until(async () => (await tasks.output("bg_2")).startsWith("bg_2: could not be started"));
 });
+
+test.runIf(posix)("a second session goes on past the logs an earlier one left", async () => {
+  const cwd = folder();
+  const first = new BackgroundTasks();
+  await first.start("echo one", cwd);
+  first.stopAll();
+  const second = new BackgroundTasks();
+  expect(await second.start("echo two", cwd)).toBe(".agent/bg/bg_2.log");
+  await until(async () => (await second.output("bg_2")) === "bg_2: exited with code 0\ntwo");
+  second.stopAll();
+});
+
+test.runIf(posix)(
+  "a large new part is read at its two ends, the cut counted in bytes",
+  async () => {
+    const cwd = folder();
+    const tasks = new BackgroundTasks();
+    // 100,000 lines of 8 bytes: 800,000 bytes, of which 4,000 + 8,000 are shown.
+    await tasks.start("seq 1000001 1100000", cwd);
+    await until(
+      async () => (await readFileSync(join(cwd, ".agent/bg/bg_1.log"))).length === 800_000,
+    );
+    const text = await tasks.output("bg_1");
+    expect(text.startsWith("bg_1: exited with code 0\n1000001\n1000002\n")).toBe(true);
+    expect(text.endsWith("1099999\n1100000")).toBe(true);
+    expect(text).toContain("\n[output cut: 788000 bytes in the middle not shown]\n");
+    tasks.stopAll();
+  },
+);

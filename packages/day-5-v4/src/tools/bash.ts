@@ -28,6 +28,8 @@ export async function bash(args: Record<string, unknown>, ctx: ToolContext): Pro
   }
   const shell = findShell();
   ctx.ui.print(`Command: ${visibleCommand(command)}`);
+  if (background)
+    ctx.ui.print("(in the background: it runs until it ends, is stopped, or agent-code exits)");
   if (!(await ctx.ui.confirm("Run this command?"))) {
     throw new ToolError("the user rejected this command; it was not run");
   }
