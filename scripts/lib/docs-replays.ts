@@ -23,6 +23,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-5-v1": ["bash-yes"],
   "day-5-v2": ["guard-rm-rf"],
   "day-5-v3": ["ask-select"],
+  "day-5-v4": ["bg-started-text"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",

@@ -310,6 +310,7 @@ describe("the navigation", () => {
       "Day 5, v1",
       "Day 5, v2",
       "Day 5, v3",
+      "Day 5, v4",
       "Day 5, challenges",
       "Appendix: providers",
     ]);
