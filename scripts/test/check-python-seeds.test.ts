@@ -1281,10 +1281,15 @@ describe.skipIf(!HAS_PYTHON)(
 // loop prints `Command: <cmd>` and `timeout: Ns  cwd: <cwd>` and asks `Run this command? [y/N]` on
 // the REPL's stdin (end of input is no, as on Day 4); git_status and git_diff run fixed commands
 // without asking. v2 puts decide_permission in front of every call, in the origin's order, with
-// its regexes; v3 answers ask_user_question with the origin's numbered menu.
+// its regexes; v3 answers ask_user_question with the origin's numbered menu; v4 starts a command
+// with `background` as bg_manager.start_background does: Popen with stdout and stderr in
+// `.bg/bg-<8 hex>.out` and `.err`, stdin inherited, a daemon thread that closes both files once it
+// ends, no timeout, and a result that names the id, both files, the PID, and `cat` and `kill`.
 const DAY_5_TOOLS = String.raw`
 import resource
 import subprocess
+import threading
+import uuid
 
 # Not the origin's: a seatbelt for the machine that runs these tests. capture_output keeps a whole
 # flood in memory (bash-flood-stopped runs yes for 30 s: about a gigabyte a second).
@@ -1317,10 +1322,38 @@ def run_sync(command, timeout=30):
     return output or "(no output)"
 
 
+def start_background(command):
+    # Nothing stops the command but the hint's kill: it outlives the CLI.
+    bg_id = f"bg-{uuid.uuid4().hex[:8]}"
+    bg_dir = Path.cwd() / ".bg"
+    bg_dir.mkdir(parents=True, exist_ok=True)
+    out = open(bg_dir / f"{bg_id}.out", "w")
+    err = open(bg_dir / f"{bg_id}.err", "w")
+    proc = subprocess.Popen(command, shell=True, cwd=Path.cwd(), env=MINIMAL_ENV, stdout=out,
+                            stderr=err)
+
+    def wait_and_close():
+        proc.wait()
+        out.close()
+        err.close()
+
+    threading.Thread(target=wait_and_close, daemon=True).start()
+    return (f"Command running in background with ID: {bg_id}.\n"
+            f"Output is being written to: .bg/{bg_id}.out\n"
+            f"Stderr is being written to: .bg/{bg_id}.err\n"
+            f"PID: {proc.pid}\n\n"
+            f"Started in background with ID: {bg_id}. "
+            f"Output: .bg/{bg_id}.out, Stderr: .bg/{bg_id}.err. "
+            f'Use bash("cat .bg/{bg_id}.out") to check output, bash("kill {proc.pid}") to stop.')
+
+
 def bash(command, timeout=30, background=False):
+    timeout = int(timeout)
     if background:
-        return "error: background mode not implemented yet (coming in v4)"
-    return run_sync(command, int(timeout))
+        if LEVEL < 14:
+            return "error: background mode not implemented yet (coming in v4)"
+        return start_background(command)
+    return run_sync(command, timeout)
 
 
 def git_status():
@@ -1442,7 +1475,7 @@ const DAY_5_EDITS: [string, string][] = [
   ['STAGE = "day-4-v1"', 'STAGE = "day-5-v1"'],
   [
     '"day-4-v2", "day-4-v3"].index(STAGE)',
-    '"day-4-v2", "day-4-v3", "day-5-v1", "day-5-v2", "day-5-v3"].index(STAGE)',
+    '"day-4-v2", "day-4-v3", "day-5-v1", "day-5-v2", "day-5-v3", "day-5-v4"].index(STAGE)',
   ],
   ["\n\ndef run_tool(name, args):", DAY_5_TOOLS],
   // One gate for every call; the file tools' checks run first, and acceptEdits skips only the UI.
@@ -1523,6 +1556,24 @@ const DAY_5_V3_NOTES = [
   "unknown-tool-text",
   ...DAY_5_V2_NOTES.filter((id) => id !== "unknown-tool-text"),
 ];
+// Day 5 v4's notes: the origin's started text; no bash_output or kill_shell (the model is told to
+// `cat` a file and `kill` a PID), so neither reads, stops, refuses an unknown id, runs in plan mode
+// or serves the REPL's next line, nor does the unknown-tool text name them; `.bg/bg-<hex>.out` and
+// `.err` instead of one log in `.agent/bg/`; no limit of eight. Then v3's, but its unknown-tool
+// text. bg-dies-with-run passes: the origin's tasks outlive its CLI, but they share the program's
+// process group, which the checker stops when the program ends, as for bash-group-killed.
+const DAY_5_V4_NOTES = [
+  "bg-started-text",
+  "bg-output",
+  "bg-kill",
+  "bg-log-file",
+  "bg-limit",
+  "bg-unknown-id",
+  "bg-readonly-in-plan",
+  "bg-repl-shared",
+  "unknown-tool-text",
+  ...DAY_5_V3_NOTES.filter((id) => id !== "unknown-tool-text"),
+];
 
 const atDay5 = (stage: string): [string, string][] => [
   ...DAY_5_EDITS,
@@ -1536,6 +1587,7 @@ describe.skipIf(!HAS_PYTHON)(
       ["day-5-v1", DAY_5_V1_NOTES, "bash-no"],
       ["day-5-v2", DAY_5_V2_NOTES, "guard-rm-rf"],
       ["day-5-v3", DAY_5_V3_NOTES, "ask-select"],
+      ["day-5-v4", DAY_5_V4_NOTES, "bg-returns-at-once"],
     ] as const)(
       "passes every core scenario %s adds; each miss is a conformance note",
       async (stage, notes, oneItAdds) => {
@@ -1557,6 +1609,22 @@ describe.skipIf(!HAS_PYTHON)(
       const run = await check(["day-5-v1", "--cmd", command, "--only", "bash-no"]);
       expect(run.exitCode).toBe(1);
       expect(failIds(run.stdoutLines)).toEqual(["bash-no"]);
+    }, 30_000);
+
+    test("a background start that waits for its command: the scenario that times the run fails", async () => {
+      const command = write("day_5_v4_waits", AGENT_CODE, [
+        ...atDay5("day-5-v4"),
+        [
+          "    threading.Thread(target=wait_and_close, daemon=True).start()",
+          "    wait_and_close()",
+        ],
+      ]);
+      const run = await check(["day-5-v4", "--cmd", command, "--only", "bg-returns-at-once"]);
+      expect(run.exitCode).toBe(1);
+      expect(failIds(run.stdoutLines)).toEqual(["bg-returns-at-once"]);
+      expect(run.stdout).toContain(
+        "      - the run should end within 4 s (a background command goes on alone: the run does not wait its 5 s)\n",
+      );
     }, 30_000);
   },
 );
