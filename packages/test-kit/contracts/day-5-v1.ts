@@ -117,13 +117,15 @@ function changedThen(context: ScenarioContext, next: StepResult): Step {
   };
 }
 
-function askedNothing(docs: string, why: string): Judgement {
+// No question on stdout: the call was decided without the person (`[y/N` also catches a
+// question with more answers, such as the challenges' `[y/N/a]`).
+export function noQuestion(docs: string, why: string): Judgement {
   return judge(docs, `${why}: no \`[y/N]\` question should be printed`, (o) =>
-    o.stdoutLines.every((line) => !line.includes("[y/N]")),
+    o.stdoutLines.every((line) => !line.includes("[y/N")),
   );
 }
 
-function endedWithin(docs: string, ms: number, why: string): Judgement {
+export function endedWithin(docs: string, ms: number, why: string): Judgement {
   return judge(docs, `the run should end within ${ms / 1000} s (${why})`, (o) => o.durationMs < ms);
 }
 
@@ -287,7 +289,7 @@ export const day5v1: Contract = {
               resultOf(o, "git_status")?.text ?? "",
             ),
         ),
-        askedNothing(GIT, "git_status only reads"),
+        noQuestion(GIT, "git_status only reads"),
       ],
     }),
     bashScenario({
@@ -413,7 +415,7 @@ export const day5v1: Contract = {
         ...resultIs(V1, "bash", RANGE_TEXT, true, 0),
         ...resultIs(V1, "bash", RANGE_TEXT, true, 1),
         absent(V1, "work/ran.txt", "a call with bad arguments runs nothing"),
-        askedNothing(V1, "a call with bad arguments is refused before the question"),
+        noQuestion(V1, "a call with bad arguments is refused before the question"),
       ],
     }),
     bashScenario({
@@ -546,7 +548,7 @@ export const day5v1: Contract = {
         judge(GIT, "expected git's text to name the change: `modified:   a.txt`", (o) =>
           /modified: +a\.txt/.test(resultOf(o, "git_status")?.text ?? ""),
         ),
-        askedNothing(GIT, "git_status only reads"),
+        noQuestion(GIT, "git_status only reads"),
       ],
     }),
     bashScenario({
@@ -565,7 +567,7 @@ export const day5v1: Contract = {
             lines.includes(line),
           );
         }),
-        askedNothing(GIT, "git_diff only reads"),
+        noQuestion(GIT, "git_diff only reads"),
       ],
     }),
     bashScenario({

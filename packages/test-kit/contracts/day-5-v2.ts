@@ -19,7 +19,7 @@ import type { Step } from "../src/server.ts";
 import type { SearchHit } from "../src/web-server.ts";
 import { fileScenario } from "./day-3-v1.ts";
 import { absent, type Call, hasText, offered, resultIs, turns, wentOn } from "./day-4-v1.ts";
-import { bash, day5v1 } from "./day-5-v1.ts";
+import { bash, day5v1, noQuestion } from "./day-5-v1.ts";
 
 const V2 = "docs/day-5.md#v2-one-gate-for-every-call";
 const MODES = "docs/day-5.md#modes";
@@ -72,13 +72,6 @@ export function gateScenario(spec: GateScenario): Scenario {
     server: { steps },
     ...(web === undefined ? {} : { web }),
   };
-}
-
-// No `[y/N]` question on stdout: the gate decided without the person.
-export function noQuestion(docs: string, why: string): Judgement {
-  return judge(docs, `${why}: no \`[y/N]\` question should be printed`, (o) =>
-    o.stdoutLines.every((line) => !line.includes("[y/N")),
-  );
 }
 
 // The `nth` (from 0) result of `tool` went back marked as an error.

@@ -32,9 +32,9 @@ function answerText(o: Observed): string {
 }
 
 // An answer, a pick or a skip is no error. Loose on purpose: a protocol without is_error counts.
-function notAnError(docs: string, why: string): Judgement {
-  return judge(docs, `${why}: the result should not go back with is_error: true`, (o) => {
-    const result = resultOf(o, TOOL);
+export function notAnError(docs: string, tool: string, why: string): Judgement {
+  return judge(docs, `${why}: the ${tool} result should not go back with is_error: true`, (o) => {
+    const result = resultOf(o, tool);
     return result !== undefined && result.isError !== true;
   });
 }
@@ -63,7 +63,7 @@ const OPTIONS_TEXT = "options must list 1 to 9 choices";
 const TEN = Array.from({ length: 10 }, (_, n) => `option ${n + 1}`);
 
 // The first user message of each request: in a REPL, the line that started its run.
-function promptsSent(o: Observed): string[] {
+export function promptsSent(o: Observed): string[] {
   return o.requests.map((request) => messageText(conversationOf(request)[0]));
 }
 
@@ -85,7 +85,7 @@ export const day5v3: Contract = {
           "the second option was picked: the result should name `jest`, not `vitest`",
           (o) => /\bjest\b/.test(answerText(o)) && !answerText(o).includes("vitest"),
         ),
-        notAnError(V3, "a pick is an answer"),
+        notAnError(V3, TOOL, "a pick is an answer"),
         ...wentOn(V3),
       ],
     }),
@@ -103,7 +103,7 @@ export const day5v3: Contract = {
             resultOf(o, TOOL) !== undefined && !text.includes("vitest") && !/\bjest\b/.test(text)
           );
         }),
-        notAnError(V3, "a skip is an answer"),
+        notAnError(V3, TOOL, "a skip is an answer"),
         ...wentOn(V3),
       ],
     }),

@@ -6,22 +6,21 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { Contract, Judgement, Observed, Scenario, ScenarioContext } from "../src/contract.ts";
+import type { Contract, Scenario, ScenarioContext } from "../src/contract.ts";
 import {
-  conversationOf,
   exitCode,
   fileExists,
   fileText,
   judge,
-  messageText,
   noStrayProcesses,
   resultOf,
   sentResults,
 } from "../src/judgements.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
 import { absent, type Call, offered, resultIs, turn, turns, wentOn } from "./day-4-v1.ts";
-import { type GateScenario, gateScenario, noQuestion } from "./day-5-v2.ts";
-import { day5v3 } from "./day-5-v3.ts";
+import { endedWithin, noQuestion } from "./day-5-v1.ts";
+import { type GateScenario, gateScenario } from "./day-5-v2.ts";
+import { day5v3, notAnError, promptsSent } from "./day-5-v3.ts";
 import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
 
 const V4 = "docs/day-5.md#v4-background-tasks";
@@ -85,22 +84,6 @@ function onceMade(
     await sleep(afterMs);
     return turn(call(taskId(request)));
   };
-}
-
-function notAnError(docs: string, tool: string, why: string): Judgement {
-  return judge(docs, `${why}: the ${tool} result should not go back with is_error: true`, (o) => {
-    const result = resultOf(o, tool);
-    return result !== undefined && result.isError !== true;
-  });
-}
-
-function endedWithin(docs: string, ms: number, why: string): Judgement {
-  return judge(docs, `the run should end within ${ms / 1000} s (${why})`, (o) => o.durationMs < ms);
-}
-
-// The first user message of each request: in a REPL, the line that started its run.
-function promptsSent(o: Observed): string[] {
-  return o.requests.map((request) => messageText(conversationOf(request)[0]));
 }
 
 const SLOW = background("sleep 5; echo done > done.txt");
