@@ -41,6 +41,10 @@ export interface ScenarioContext {
   // The work folder, `<dir>/work`: where a CLI with file tools starts (`startIn: "work"`, or
   // `-C` to it). The rest of `dir` is outside it, for what a tool must not reach.
   work: string;
+  // The folder of agent-code's user settings, `<dir>/home`, given to the command as
+  // AGENT_CODE_HOME: empty but for the scenario's `homeFiles`, so no run reads the settings of
+  // whoever runs the tests.
+  home: string;
   // The fake server's base URL, when the scenario has a server.
   serverUrl?: string;
   // The fake web's base URL, when the scenario has a web.
@@ -62,7 +66,7 @@ export interface Observed {
   // text, or a hash for bytes and big files, or a link's target. No `node_modules`.
   files: Record<string, FileState>;
   // The paths (relative to `context.dir`) outside the work folder that the run changed, added or
-  // removed.
+  // removed. The home folder is outside: agent-code keeps nothing there.
   outsideChanged: string[];
   // What the fake web received, in order (empty without a web).
   webRequests: WebRequest[];
@@ -115,6 +119,9 @@ export interface Scenario {
   // Files written into the scenario's directory before the run: path (below it, `/`) -> text,
   // bytes, `{ symlink: target }` or `{ text, mtime }`. Work-folder files go under `work/`.
   files?: (context: ScenarioContext) => Record<string, FileEntry>;
+  // Files written below the home folder (context.home), as `files` takes them: `settings.json` is
+  // the user's settings file. Built per run when it names a path of the run (a trusted folder).
+  homeFiles?: Record<string, FileEntry> | ((context: ScenarioContext) => Record<string, FileEntry>);
   // The platforms (process.platform) the scenario can run on; elsewhere it is skipped, never
   // failed (a symlink on Windows needs a privilege).
   platforms?: NodeJS.Platform[];
@@ -209,6 +216,7 @@ export interface ContractResult {
 
 const DEAD_URL = "http://127.0.0.1:9";
 const WORK = "work";
+const HOME = "home";
 // Every scenario runs with a key, and no scenario may print one: this value is easy to spot.
 export const CANARY_TOKEN = "sk-agent-code-canary-7d1f";
 const LEFT_RUNNING =
@@ -281,8 +289,10 @@ export async function runScenario(
  */
 export function runKey(scenario: Scenario): string | Scenario {
   const { args, stdin, stdinOpen, env, server, web, files, startIn, interrupt } = scenario;
-  const { settleMs, secrets, git } = scenario;
-  if (typeof args === "function" || files !== undefined) return scenario;
+  const { settleMs, secrets, git, homeFiles } = scenario;
+  if (typeof args === "function" || files !== undefined || typeof homeFiles === "function") {
+    return scenario;
+  }
   let plain = true;
   const inputs = {
     args,
@@ -291,6 +301,7 @@ export function runKey(scenario: Scenario): string | Scenario {
     env,
     server,
     web,
+    homeFiles,
     startIn,
     interrupt,
     settleMs,
@@ -317,6 +328,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
     dir,
     file: join(dir, "not-a-directory.txt"),
     work: join(dir, WORK),
+    home: join(dir, HOME),
     ...(server === undefined ? {} : { serverUrl: server.url }),
     ...(web === undefined ? {} : { webUrl: web.url }),
   };
@@ -324,12 +336,20 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
   try {
     writeFileSync(context.file, "agent-code contract scenario\n");
     mkdirSync(context.work);
+    mkdirSync(context.home);
     writeFiles(dir, scenario.files?.(context) ?? {});
+    const { homeFiles } = scenario;
+    writeFiles(
+      context.home,
+      typeof homeFiles === "function" ? homeFiles(context) : (homeFiles ?? {}),
+    );
     if (scenario.git === true) commitFolder(context.work);
     const steps = scenario.server?.steps;
     server?.script(typeof steps === "function" ? steps(context) : (steps ?? []));
     const routes = scenario.web?.routes;
     web?.routes(typeof routes === "function" ? routes(context) : (routes ?? {}));
+    // The home folder is agent-code's own, as ~/.agent-code is: what the CLI keeps there is no
+    // tool reaching out of the work folder.
     const outsideBefore = outsideOf(readFolder(dir), WORK);
     const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
     const env = {
@@ -343,6 +363,8 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       AGENT_CODE_ALLOW_LOCAL_FETCH: "1",
       AGENT_CODE_SEARCH_BASE_URL: web?.url ?? DEAD_URL,
       TAVILY_API_KEY: TAVILY_CANARY,
+      // Never HOME itself: a command such as `uv run` keeps its cache there.
+      AGENT_CODE_HOME: context.home,
       ...(typeof scenario.env === "function" ? scenario.env(context) : scenario.env),
     };
     const { interrupt } = scenario;

@@ -1,6 +1,7 @@
 // What a scenario may give the run besides its arguments (answers prepended to a kept scenario's
-// stdin, variables built per run, a Ctrl-C once a file exists, a git repository) and what every
-// run is checked for (the scenario's secrets), each shown to hold and to catch its miss.
+// stdin, variables built per run, a home folder, a Ctrl-C once a file exists, a git repository)
+// and what every run is checked for (the scenario's secrets), each shown to hold and to catch its
+// miss.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +44,61 @@ test("env may be built per run from the context, and such a run is never shared"
   const plain = { ...byFunction, env: { WHERE: "here" } } as Scenario;
   expect(typeof runKey(plain)).toBe("string");
 }, 30_000);
+
+// Says what it finds in AGENT_CODE_HOME, then keeps a file there, as a CLI keeps its own state.
+const READS_HOME = `
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+const home = process.env.AGENT_CODE_HOME;
+const there = home !== undefined && existsSync(home);
+const names = there ? readdirSync(home).sort() : [];
+console.log(JSON.stringify({
+  home: home ?? null,
+  names,
+  settings: names.includes("settings.json") ? readFileSync(join(home, "settings.json"), "utf8") : null,
+  HOME: process.env.HOME ?? null,
+}));
+if (there) writeFileSync(join(home, "kept.txt"), "kept\\n");
+`;
+
+test("every run gets an empty home folder as AGENT_CODE_HOME; homeFiles are written there", async () => {
+  const cli = cliOf("reads-home", READS_HOME);
+  const empty = await run(cli, {});
+  expect(JSON.parse(empty.observed.stdout)).toEqual({
+    home: empty.observed.context.home,
+    names: [],
+    settings: null,
+    // HOME is left as it was: a command such as `uv run` keeps its cache there.
+    HOME: process.env.HOME ?? null,
+  });
+  expect(empty.observed.context.home).toBe(join(empty.observed.context.dir, "home"));
+  // agent-code keeps nothing in its home: a file written there is a change outside the work
+  // folder (a tool that rewrote the user's settings), which a judgement can see.
+  expect(empty.observed.files["home/kept.txt"]).toBe("kept\n");
+  expect(empty.observed.outsideChanged).toEqual(["home/kept.txt"]);
+  const settings = JSON.stringify({ trustedDirs: ["/somewhere"] });
+  const given = await run(cli, {
+    homeFiles: (context) => ({ "settings.json": settings.replace("/somewhere", context.work) }),
+    files: () => ({ "home/from-files.txt": "also here\n" }),
+  });
+  expect(JSON.parse(given.observed.stdout)).toMatchObject({
+    names: ["from-files.txt", "settings.json"],
+    settings: JSON.stringify({ trustedDirs: [given.observed.context.work] }),
+  });
+  // A scenario's own env comes last: it may point the CLI elsewhere, or nowhere.
+  const unset = await run(cli, { env: { AGENT_CODE_HOME: undefined } });
+  expect(JSON.parse(unset.observed.stdout)).toMatchObject({ home: null });
+}, 30_000);
+
+test("plain homeFiles are part of a run's inputs; built per run, the run is never shared", () => {
+  const bare: Scenario = { id: "h", title: "h", level: "core", args: [], judgements: [] };
+  const plain: Scenario = { ...bare, homeFiles: { "settings.json": "{}" } };
+  expect(typeof runKey(plain)).toBe("string");
+  expect(runKey(plain)).not.toBe(runKey(bare));
+  expect(runKey({ ...bare, homeFiles: { "settings.json": "[]" } })).not.toBe(runKey(plain));
+  const byFunction: Scenario = { ...bare, homeFiles: () => ({ "settings.json": "{}" }) };
+  expect(runKey(byFunction)).toBe(byFunction);
+});
 
 // Writes work/started.txt a little after it starts, then waits; says when the Ctrl-C came.
 const STARTS_LATE = `
