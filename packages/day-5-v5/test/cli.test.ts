@@ -1,0 +1,54 @@
+// The CLI as a user runs it: this stage's contract against its bundle, scenario by scenario, and
+// the first core scenario once more through tsx, the path a learner's `pnpm start` takes. A
+// scenario whose inputs match another's (a conformance twin) is judged on that one's run.
+import { basename } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  contractCpuMeter,
+  contractRunsOnLeg,
+  findContract,
+  runScenario,
+  type SharedRuns,
+} from "@agent-code/test-kit";
+import { afterAll, describe, expect, test } from "vitest";
+
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
+const contract = findContract(basename(packageDir));
+if (contract === undefined) throw new Error(`no contract for ${packageDir}`);
+const sharedRuns: SharedRuns = new Map();
+
+// CI's floor leg runs the whole contract of a few stages only (contractRunsOnLeg); the full leg
+// and a developer's `pnpm test` run every stage's. What the contract cost goes to bench:test.
+const meter = contractCpuMeter(packageDir, contract.stage);
+
+describe
+  .skipIf(!contractRunsOnLeg(contract.stage))
+  .concurrent(`${contract.stage} contract against the bundle`, () => {
+    afterAll(() => {
+      meter.write(sharedRuns.size);
+    });
+
+    test.each(contract.scenarios.map((scenario) => [scenario.id, scenario] as const))(
+      "%s",
+      async (_id, scenario) => {
+        meter.scenario();
+        const result = await runScenario(scenario, {
+          command: ["node", "dist/agent-code.mjs"],
+          cwd: packageDir,
+          sharedRuns,
+        });
+        expect(result.failures).toEqual([]);
+      },
+      30_000,
+    );
+  });
+
+test("the learner's path, tsx on the sources, passes the first core scenario", async () => {
+  const scenario = contract.scenarios.find((candidate) => candidate.level === "core");
+  if (scenario === undefined) throw new Error("the contract has no core scenario");
+  const result = await runScenario(scenario, {
+    command: ["node", "--import", "tsx", "src/cli.ts"],
+    cwd: packageDir,
+  });
+  expect(result.failures).toEqual([]);
+}, 30_000);
