@@ -19,6 +19,7 @@ import { day5v1 } from "./day-5-v1.ts";
 import { day5v2 } from "./day-5-v2.ts";
 import { day5v3 } from "./day-5-v3.ts";
 import { day5v4 } from "./day-5-v4.ts";
+import { day5v5 } from "./day-5-v5.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -38,6 +39,7 @@ export const contracts: Contract[] = [
   day5v2,
   day5v3,
   day5v4,
+  day5v5,
   day5challenges,
   appendixProviders,
 ];

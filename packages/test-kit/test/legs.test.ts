@@ -25,7 +25,7 @@ test("the floor leg runs each day's last stage and every stage off the main line
     "day-3-v4",
     "day-3-challenges",
     "day-4-v3",
-    "day-5-v4",
+    "day-5-v5",
     "day-5-challenges",
     "appendix-providers",
   ]);
