@@ -1475,7 +1475,7 @@ const DAY_5_EDITS: [string, string][] = [
   ['STAGE = "day-4-v1"', 'STAGE = "day-5-v1"'],
   [
     '"day-4-v2", "day-4-v3"].index(STAGE)',
-    '"day-4-v2", "day-4-v3", "day-5-v1", "day-5-v2", "day-5-v3", "day-5-v4"].index(STAGE)',
+    '"day-4-v2", "day-4-v3", "day-5-v1", "day-5-v2", "day-5-v3", "day-5-v4", "day-5-v5"].index(STAGE)',
   ],
   ["\n\ndef run_tool(name, args):", DAY_5_TOOLS],
   // One gate for every call; the file tools' checks run first, and acceptEdits skips only the UI.
@@ -1575,6 +1575,40 @@ const DAY_5_V4_NOTES = [
   ...DAY_5_V3_NOTES.filter((id) => id !== "unknown-tool-text"),
 ];
 
+// Day 5 v5's notes: the origin course has no rules, settings files or trust, so every scenario v5
+// adds is a note (its argparse refuses `--allow` and `--deny` with exit 2; it reads no settings
+// file); then v4's. Its core scenarios are v4's, which the same project passes.
+const DAY_5_V5_NOTES = [
+  "rule-allow-runs",
+  "rule-prefix-boundary",
+  "rule-compound-and",
+  "rule-compound-semicolon",
+  "rule-compound-pipe",
+  "rule-compound-newline",
+  "rule-compound-subshell",
+  "rule-compound-substitution",
+  "rule-compound-backquote",
+  "rule-redirect-outside",
+  "rule-cd-outside",
+  "rule-deny-beats-allow",
+  "rule-deny-subst",
+  "rule-deny-basename",
+  "rule-deny-wrapper",
+  "rule-ask-beats-allow",
+  "rule-bare-deny-hides-tool",
+  "rule-read-deny",
+  "rule-edit-deny",
+  "rule-webfetch-domain",
+  "settings-untrusted-allow-ignored",
+  "settings-trusted-allow",
+  "settings-invalid-rule",
+  "settings-unknown-key",
+  "settings-bad-json",
+  "settings-default-mode",
+  "settings-project-cannot-bypass",
+  ...DAY_5_V4_NOTES,
+];
+
 const atDay5 = (stage: string): [string, string][] => [
   ...DAY_5_EDITS,
   ['STAGE = "day-5-v1"', `STAGE = "${stage}"`],
@@ -1588,6 +1622,7 @@ describe.skipIf(!HAS_PYTHON)(
       ["day-5-v2", DAY_5_V2_NOTES, "guard-rm-rf"],
       ["day-5-v3", DAY_5_V3_NOTES, "ask-select"],
       ["day-5-v4", DAY_5_V4_NOTES, "bg-returns-at-once"],
+      ["day-5-v5", DAY_5_V5_NOTES, "rule-allow-runs"],
     ] as const)(
       "passes every core scenario %s adds; each miss is a conformance note",
       async (stage, notes, oneItAdds) => {

@@ -311,6 +311,7 @@ describe("the navigation", () => {
       "Day 5, v2",
       "Day 5, v3",
       "Day 5, v4",
+      "Day 5, v5",
       "Day 5, challenges",
       "Appendix: providers",
     ]);
