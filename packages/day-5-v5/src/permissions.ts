@@ -3,8 +3,8 @@
 // (settings.ts), then the mode.
 import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
-import { resolveInside } from "./fs-safety.ts";
-import { inside, RULE_TOOLS, type Rule, type Rules } from "./settings.ts";
+import { escapes, resolveInside } from "./fs-safety.ts";
+import type { Rule, Rules } from "./settings.ts";
 import {
   commandName,
   type ParsedCommand,
@@ -37,6 +37,15 @@ export interface PermissionRequest {
 }
 
 export const NO_RULES: Rules = { allow: [], ask: [], deny: [] };
+
+// Claude Code's tool names, and which of our tools each covers.
+export const RULE_TOOLS: Record<string, string[]> = {
+  Bash: ["bash"],
+  Read: ["read_file", "list_files", "glob", "grep", "project_tree"],
+  Edit: ["file_write", "file_edit"],
+  WebFetch: ["web_fetch"],
+  WebSearch: ["web_search"],
+};
 
 // Tools that change files, which acceptEdits lets through without a question.
 const EDIT_TOOLS = new Set(["file_write", "file_edit"]);
@@ -156,6 +165,11 @@ function covers(rule: Rule, tool: string): boolean {
   return (RULE_TOOLS[rule.tool] ?? [rule.tool]).includes(tool);
 }
 
+// A path written as is: no `~`, variable, substitution or glob the shell would change.
+function literal(path: string): boolean {
+  return path !== "" && !/^~|[$`*?[\]{]/.test(path);
+}
+
 // The words of a Bash rule at the start of `words`: all of them, or exactly them. For a deny or an
 // ask (`loose`), a word the shell will still change (`$X`, `$(…)`, a glob) may be any word:
 // `git $(echo push)` is `git push` to a deny rule.
@@ -165,6 +179,39 @@ function startsWith(rule: Rule, words: string[], loose = false): boolean {
   if (!rule.prefix && !open && rule.words !== undefined && words.length !== want.length)
     return false;
   return want.every((word, i) => words[i] === word || (open && !literal(words[i] ?? "")));
+}
+
+function hostOf(url: unknown): string | undefined {
+  try {
+    return new URL(String(url)).hostname.toLowerCase().replace(/\.$/, "");
+  } catch {
+    return undefined;
+  }
+}
+
+// The real path of the nearest part that exists, with the rest of the name after it.
+function realOf(path: string): string {
+  for (let at = path, rest: string[] = []; ; rest.unshift(basename(at)), at = dirname(at)) {
+    try {
+      return join(realpathSync.native(at), ...rest);
+    } catch {
+      if (dirname(at) === at) return path;
+    }
+  }
+}
+
+function relativeInside(root: string, path: string): string | undefined {
+  if (escapes(root, path)) return undefined;
+  return relative(root, path).split(sep).join("/");
+}
+
+// The path a file tool was given, relative to the folder with `/`, and where it really leads (a
+// symlink named `notes` may be `.env`; a new file in `link/` is made in the folder `link` leads
+// to). A path outside the folder matches no rule: the tools refuse it anyway.
+function pathsOf(call: Call): string[] {
+  const given = resolve(call.cwd, String(call.args.path ?? call.args.file_path ?? "."));
+  const paths = [relativeInside(call.cwd, given), relativeInside(realOf(call.cwd), realOf(given))];
+  return paths.filter((path): path is string => path !== undefined);
 }
 
 // The part of the call that a deny or ask rule matches, named for the message (the command's
@@ -194,44 +241,46 @@ function matchedBy(rule: Rule, call: Call): string | undefined {
     : undefined;
 }
 
-function hostOf(url: unknown): string | undefined {
-  try {
-    return new URL(String(url)).hostname.toLowerCase().replace(/\.$/, "");
-  } catch {
-    return undefined;
-  }
-}
-
-// The path a file tool was given, relative to the folder with `/`, and where it really leads (a
-// symlink named `notes` may be `.env`; a new file in `link/` is made in the folder `link` leads
-// to). A path outside the folder matches no rule: the tools refuse it anyway.
-function pathsOf(call: Call): string[] {
-  const given = resolve(call.cwd, String(call.args.path ?? call.args.file_path ?? "."));
-  const paths = [relativeInside(call.cwd, given), relativeInside(realOf(call.cwd), realOf(given))];
-  return paths.filter((path): path is string => path !== undefined);
-}
-
-// The real path of the nearest part that exists, with the rest of the name after it.
-function realOf(path: string): string {
-  for (let at = path, rest: string[] = []; ; rest.unshift(basename(at)), at = dirname(at)) {
-    try {
-      return join(realpathSync.native(at), ...rest);
-    } catch {
-      if (dirname(at) === at) return path;
-    }
-  }
-}
-
-function relativeInside(root: string, path: string): string | undefined {
-  if (!inside(path, root)) return undefined;
-  return relative(root, path).split(sep).join("/");
-}
-
 const MOVES = new Set(["cd", "pushd"]);
 
 // `cd`, also behind a wrapper (`command cd ..`): it moves the shell the next part runs in.
 function moves(command: SimpleCommand): boolean {
   return withoutWrappers(command.words).some((words) => MOVES.has(commandName(words)));
+}
+
+// `>`, `>>`, `&>`, `>|`, `2>`, `<>` or `>&` to a file; `2>&1` copies a descriptor and writes
+// nothing new, and /dev/null keeps nothing.
+function writesFile({ op, target }: Redirect): boolean {
+  if (!op.includes(">") || target === "/dev/null") return false;
+  return !(/>&$/.test(op) && /^(?:\d+|-)$/.test(target));
+}
+
+// Where a literal path really leads, when that is inside the folder, through the symlinks that
+// exist (fs-safety's check, as the file tools make it); undefined otherwise.
+function realInside(path: string, cwd: string): string | undefined {
+  if (!literal(path)) return undefined;
+  try {
+    return resolveInside(cwd, path);
+  } catch {
+    return undefined;
+  }
+}
+
+// Why a write needs a yes: a file outside the folder, a dot-file or dot-folder (`.git/hooks`,
+// `.agent` and `.bashrc` run later or hold settings), or a path through a symlink, which may
+// lead anywhere.
+function writeProblem(redirect: Redirect, cwd: string): string | undefined {
+  if (!writesFile(redirect)) return undefined;
+  if (realInside(redirect.target, cwd) === undefined) return "writes outside the folder";
+  const parts = relative(cwd, resolve(cwd, redirect.target)).split(sep);
+  if (parts.some((part) => part.startsWith("."))) return "writes to a dot-file";
+  // A symlink on the way, or as the file itself, even one whose target is not there yet.
+  for (let i = 1; i <= parts.length; i++) {
+    const link = lstatSync(join(cwd, ...parts.slice(0, i)), { throwIfNoEntry: false });
+    if (link === undefined) break;
+    if (link.isSymbolicLink()) return "writes through a symlink";
+  }
+  return undefined;
 }
 
 // Why one part of a command cannot run without a question, or undefined when the allow rules
@@ -253,8 +302,8 @@ function heldBack(
   }
   const [name = "", ...args] = command.words;
   if (moves(command)) {
-    if (!MOVES.has(name)) return "a cd behind a wrapper";
-    if (cds > 1) return "a second cd";
+    if (!MOVES.has(name)) return "a cd not written as cd";
+    if (cds > 1) return "more than one cd";
     // `cd -`, `cd -P` and `cd --` go to $OLDPWD or $HOME: an argument with a dash is no folder.
     const [to = "-"] = args;
     return args.length === 1 && !to.startsWith("-") && realInside(to, cwd) !== undefined
@@ -268,46 +317,6 @@ function heldBack(
         (rule.words[0] === name && startsWith({ ...rule, words: rule.words.slice(1) }, args))),
   );
   return allowed ? undefined : "";
-}
-
-// A path written as is: no `~`, variable, substitution or glob the shell would change.
-function literal(path: string): boolean {
-  return path !== "" && !/^~|[$`*?[\]{]/.test(path);
-}
-
-// `>`, `>>`, `&>`, `>|`, `2>`, `<>` or `>&` to a file; `2>&1` copies a descriptor and writes
-// nothing new, and /dev/null keeps nothing.
-function writesFile({ op, target }: Redirect): boolean {
-  if (!op.includes(">") || target === "/dev/null") return false;
-  return !(/>&$/.test(op) && /^(?:\d+|-)$/.test(target));
-}
-
-// Why a write needs a yes: a file outside the folder, a dot-file or dot-folder (`.git/hooks`,
-// `.agent` and `.bashrc` run later or hold settings), or a path through a symlink, which may
-// lead anywhere.
-function writeProblem(redirect: Redirect, cwd: string): string | undefined {
-  if (!writesFile(redirect)) return undefined;
-  if (realInside(redirect.target, cwd) === undefined) return "writes outside the folder";
-  const parts = relative(cwd, resolve(cwd, redirect.target)).split(sep);
-  if (parts.some((part) => part.startsWith("."))) return "writes to a dot-file";
-  // A symlink on the way, or as the file itself, even one whose target is not there yet.
-  for (let i = 1; i <= parts.length; i++) {
-    const link = lstatSync(join(cwd, ...parts.slice(0, i)), { throwIfNoEntry: false });
-    if (link === undefined) break;
-    if (link.isSymbolicLink()) return "writes through a symlink";
-  }
-  return undefined;
-}
-
-// Where a literal path really leads, when that is inside the folder, through the symlinks that
-// exist (fs-safety's check, as the file tools make it); undefined otherwise.
-function realInside(path: string, cwd: string): string | undefined {
-  if (!literal(path)) return undefined;
-  try {
-    return resolveInside(cwd, path);
-  } catch {
-    return undefined;
-  }
 }
 
 // The parts of a command the allow rules do not cover, each with why when there is more to say
@@ -324,20 +333,6 @@ function partsToApprove(parsed: ParsedCommand, allow: Rule[], cwd: string): [str
 
 function needsLines(parts: [string, string][]): string[] {
   return parts.map(([text, why]) => `  needs approval: ${text}${why === "" ? "" : ` (${why})`}`);
-}
-
-// The rules deny the tool outright (a bare `Bash`, `Read`, `WebSearch`): the model is not offered it.
-export function deniedOutright(tool: string, rules: Rules): boolean {
-  return rules.deny.some(
-    (rule) => covers(rule, tool) && rule.words === undefined && rule.matches === undefined,
-  );
-}
-
-// What a `Read(…)` deny hides from the tools that walk the folder: a cwd-relative path with `/`.
-export function hiddenBy(rules: Rules): ((path: string) => boolean) | undefined {
-  const hiding = rules.deny.filter((rule) => rule.tool === "Read" && rule.matches !== undefined);
-  if (hiding.length === 0) return undefined;
-  return (path) => hiding.some((rule) => rule.matches?.(path) === true);
 }
 
 export function decide({ tool, args, mode, cwd, rules = NO_RULES }: PermissionRequest): Decision {
@@ -363,9 +358,9 @@ export function decide({ tool, args, mode, cwd, rules = NO_RULES }: PermissionRe
       };
     }
   }
-  // 3. Plan mode looks and asks; it changes nothing.
-  if (mode === "plan") {
-    if (tool.readOnly === true || tool.name === "ask_user_question") return { behavior: "allow" };
+  // 3. Plan mode looks and asks; it changes nothing. What it lets run still meets the ask rules.
+  const looks = tool.readOnly === true || tool.name === "ask_user_question";
+  if (mode === "plan" && !looks) {
     return {
       behavior: "deny",
       reason: `plan mode: ${tool.name} is not allowed; only read-only tools run in plan mode`,
@@ -393,8 +388,8 @@ export function decide({ tool, args, mode, cwd, rules = NO_RULES }: PermissionRe
   ) {
     return { behavior: "allow" };
   }
-  // 6. What only reads runs.
-  if (tool.readOnly === true) return { behavior: "allow" };
+  // 6. What only reads runs, and in plan mode so does a question to the person.
+  if (tool.readOnly === true || (mode === "plan" && looks)) return { behavior: "allow" };
   // 7. The modes that trust more. A command the parser could not read through (eval, a variable
   // as the command name) may hide what a guard would stop: it is asked about even in bypass.
   if (mode === "bypassPermissions") {
@@ -405,4 +400,18 @@ export function decide({ tool, args, mode, cwd, rules = NO_RULES }: PermissionRe
   // a part held back for more than a missing rule, the question says which part needs the yes.
   const say = (call.parsed?.commands.length ?? 0) > 1 || parts.some(([, why]) => why !== "");
   return { behavior: "ask", ...(say ? { needs: needsLines(parts) } : {}) };
+}
+
+// The rules deny the tool outright (a bare `Bash`, `Read`, `WebSearch`): the model is not offered it.
+export function deniedOutright(tool: string, rules: Rules): boolean {
+  return rules.deny.some(
+    (rule) => covers(rule, tool) && rule.words === undefined && rule.matches === undefined,
+  );
+}
+
+// What a `Read(…)` deny hides from the tools that walk the folder: a cwd-relative path with `/`.
+export function hiddenBy(rules: Rules): ((path: string) => boolean) | undefined {
+  const hiding = rules.deny.filter((rule) => rule.tool === "Read" && rule.matches !== undefined);
+  if (hiding.length === 0) return undefined;
+  return (path) => hiding.some((rule) => rule.matches?.(path) === true);
 }

@@ -3,9 +3,10 @@
 // a typo in a deny list must never pass silently.
 import { readFileSync, realpathSync } from "node:fs";
 import { homedir } from "node:os";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, resolve, sep } from "node:path";
 import picomatch from "picomatch";
-import { PERMISSION_MODES, type PermissionMode } from "./permissions.ts";
+import { escapes } from "./fs-safety.ts";
+import { PERMISSION_MODES, type PermissionMode, RULE_TOOLS } from "./permissions.ts";
 import { parseCommand } from "./shell-words.ts";
 
 export type RuleList = "allow" | "ask" | "deny";
@@ -23,23 +24,76 @@ export interface Rule {
 
 export type Rules = Record<RuleList, Rule[]>;
 
-export interface Settings {
-  rules: Rules;
-  mode: PermissionMode | undefined; // from a file; the flag still wins
-  notes: string[]; // what was ignored, and why: printed on stderr
-}
-
 // A settings file or flag that cannot be used: exit code 2, with the file and why.
 export class SettingsError extends Error {}
 
-// Claude Code's tool names, and which of our tools each covers.
-export const RULE_TOOLS: Record<string, string[]> = {
-  Bash: ["bash"],
-  Read: ["read_file", "list_files", "glob", "grep", "project_tree"],
-  Edit: ["file_write", "file_edit"],
-  WebFetch: ["web_fetch"],
-  WebSearch: ["web_search"],
-};
+// `npm test` exact, `npm test:*` or `npm test *` the words and any after them. The words are read
+// as the shell would, so quotes work; anything but one plain command is refused.
+function bashWords(
+  inside: string,
+  invalid: (why: string) => Error,
+): Pick<Rule, "words" | "prefix"> {
+  const body = inside.trim();
+  const prefix = /(?::\*|\s\*)$/.test(body);
+  const command = prefix ? body.replace(/:?\s*\*$/, "").trimEnd() : body;
+  if (body.endsWith("*") && !prefix)
+    return fail('"*" follows a space or ":" (a rule matches whole words)');
+  if (command.includes("*")) return fail('"*" may only end a Bash rule');
+  const parsed = parseCommand(command);
+  const [only, ...more] = parsed.commands;
+  if (only === undefined) return fail("no command in the brackets");
+  if (
+    more.length > 0 ||
+    only.redirects.length > 0 ||
+    only.assignments.length > 0 ||
+    parsed.unchecked.length > 0 ||
+    only.text !== command
+  ) {
+    return fail("a Bash rule is one plain command");
+  }
+  return { words: only.words, prefix };
+
+  function fail(why: string): never {
+    throw invalid(why);
+  }
+}
+
+// One rule, as Claude Code writes them: `Tool` or `Tool(specifier)`.
+export function parseRule(text: string, source: string, toolNames: string[]): Rule {
+  const invalid = (why: string) =>
+    new SettingsError(`${source}: invalid rule ${JSON.stringify(text)}: ${why}`);
+  if (text.trim() === "") throw invalid("empty rule");
+  const match = /^([A-Za-z_]\w*)(?:\((.*)\))?$/s.exec(text.trim());
+  if (match === null)
+    throw invalid(
+      text.includes("(") ? 'write it Tool(…), with one ")" at the end' : "not a tool name",
+    );
+  const [, tool = "", inside] = match;
+  if (!(tool in RULE_TOOLS) && !toolNames.includes(tool)) {
+    throw invalid(
+      `unknown tool "${tool}" (valid: ${[...Object.keys(RULE_TOOLS), ...toolNames].join(", ")})`,
+    );
+  }
+  const rule: Rule = { text: text.trim(), source, tool };
+  if (inside === undefined || (tool === "Bash" && inside.trim() === "*")) return rule;
+  if (tool === "Bash") return { ...rule, ...bashWords(inside, invalid) };
+  if (tool === "Read" || tool === "Edit") {
+    if (inside.trim() === "") throw invalid(`${tool} rules take a path pattern`);
+    const matcher = picomatch(inside.trim().replace(/^\.\//, ""), { dot: true });
+    return { ...rule, matches: (path) => matcher(path) };
+  }
+  if (tool === "WebFetch") {
+    const host = /^domain:(\*\.)?([a-z0-9.-]+|\[[0-9a-f:.]+\])$/i.exec(inside.trim());
+    if (host === null) throw invalid("WebFetch rules take domain:<host> or domain:*.<host>");
+    const name = (host[2] ?? "").toLowerCase();
+    return {
+      ...rule,
+      matches:
+        host[1] === undefined ? (value) => value === name : (value) => value.endsWith(`.${name}`),
+    };
+  }
+  throw invalid(`${tool} rules have nothing in brackets`);
+}
 
 export const PROJECT_FILE = ".agent/settings.json";
 const TOP_KEYS = ["permissions", "trustedDirs"];
@@ -53,53 +107,29 @@ export interface LoadOptions {
   toolNames: string[]; // the tools a bare name may name
 }
 
-export function agentHome(env: NodeJS.ProcessEnv): string {
-  const home = env.AGENT_CODE_HOME;
-  return home !== undefined && home !== "" ? resolve(home) : join(homedir(), ".agent-code");
-}
-
-// The user's file, then the project's, then the flags: every deny and ask counts; the project's
-// allow rules and mode count only in a folder the user's file trusts.
-export function loadSettings(options: LoadOptions): Settings {
-  const userName = shownPath(join(options.home, "settings.json"));
-  const user = readSettings(join(options.home, "settings.json"), userName, true, options);
-  const project = readSettings(join(options.cwd, PROJECT_FILE), PROJECT_FILE, false, options);
-  const flags = (list: string[], source: string) =>
-    list.map((rule) => parseRule(rule, source, options.toolNames));
-  const notes: string[] = [];
-  let projectMode = project.mode;
-  const trusted = user.trustedDirs.some((dir) => inside(realPath(options.cwd), realPath(dir)));
-  if (!trusted && (project.rules.allow.length > 0 || projectMode !== undefined)) {
-    const what = [
-      ...(project.rules.allow.length === 0
-        ? []
-        : [count(project.rules.allow.length, "allow rule")]),
-      ...(projectMode === undefined ? [] : ["defaultMode"]),
-    ].join(" and ");
-    notes.push(
-      `note: ${PROJECT_FILE}: ${what} ignored: this directory is not in trustedDirs (${userName})`,
-    );
-    project.rules.allow = [];
-    projectMode = undefined;
-  }
-  if (projectMode === "bypassPermissions") {
-    notes.push(
-      `note: ${PROJECT_FILE}: defaultMode bypassPermissions ignored: only --permission-mode or ${userName} can set it`,
-    );
-    projectMode = undefined;
-  }
-  const rules: Rules = {
-    allow: [...user.rules.allow, ...project.rules.allow, ...flags(options.allow, "--allow")],
-    ask: [...user.rules.ask, ...project.rules.ask],
-    deny: [...user.rules.deny, ...project.rules.deny, ...flags(options.deny, "--deny")],
-  };
-  return { rules, mode: projectMode ?? user.mode, notes };
-}
-
 interface FileSettings {
   rules: Rules;
   mode: PermissionMode | undefined;
   trustedDirs: string[];
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function trustedDirs(value: unknown, fail: (why: string) => Error): string[] {
+  const dirs = Array.isArray(value) ? value : [undefined];
+  return dirs.map((dir) => {
+    if (typeof dir === "string" && dir.startsWith("~/")) return join(homedir(), dir.slice(2));
+    if (typeof dir === "string" && isAbsolute(dir)) return dir;
+    throw fail("trustedDirs must be a list of absolute paths");
+  });
+}
+
+// A path as a person reads it: the home folder as `~`.
+function shownPath(path: string): string {
+  const home = homedir();
+  return path.startsWith(home + sep) ? `~${path.slice(home.length)}` : path;
 }
 
 // One file, checked key by key. None there is no rules.
@@ -166,91 +196,10 @@ function readSettings(
   return settings;
 }
 
-function trustedDirs(value: unknown, fail: (why: string) => Error): string[] {
-  const dirs = Array.isArray(value) ? value : [undefined];
-  return dirs.map((dir) => {
-    if (typeof dir === "string" && dir.startsWith("~/")) return join(homedir(), dir.slice(2));
-    if (typeof dir === "string" && isAbsolute(dir)) return dir;
-    throw fail("trustedDirs must be a list of absolute paths");
-  });
-}
-
-// One rule, as Claude Code writes them: `Tool` or `Tool(specifier)`.
-export function parseRule(text: string, source: string, toolNames: string[]): Rule {
-  const invalid = (why: string) =>
-    new SettingsError(`${source}: invalid rule ${JSON.stringify(text)}: ${why}`);
-  if (text.trim() === "") throw invalid("empty rule");
-  const match = /^([A-Za-z_]\w*)(?:\((.*)\))?$/s.exec(text.trim());
-  if (match === null)
-    throw invalid(
-      text.includes("(") ? 'write it Tool(…), with one ")" at the end' : "not a tool name",
-    );
-  const [, tool = "", inside] = match;
-  if (!(tool in RULE_TOOLS) && !toolNames.includes(tool)) {
-    throw invalid(
-      `unknown tool "${tool}" (valid: ${[...Object.keys(RULE_TOOLS), ...toolNames].join(", ")})`,
-    );
-  }
-  const rule: Rule = { text: text.trim(), source, tool };
-  if (inside === undefined || (tool === "Bash" && inside.trim() === "*")) return rule;
-  if (tool === "Bash") return { ...rule, ...bashWords(inside, invalid) };
-  if (tool === "Read" || tool === "Edit") {
-    if (inside.trim() === "") throw invalid(`${tool} rules take a path pattern`);
-    const matcher = picomatch(inside.trim().replace(/^\.\//, ""), { dot: true });
-    return { ...rule, matches: (path) => matcher(path) };
-  }
-  if (tool === "WebFetch") {
-    const host = /^domain:(\*\.)?([a-z0-9.-]+|\[[0-9a-f:.]+\])$/i.exec(inside.trim());
-    if (host === null) throw invalid("WebFetch rules take domain:<host> or domain:*.<host>");
-    const name = (host[2] ?? "").toLowerCase();
-    return {
-      ...rule,
-      matches:
-        host[1] === undefined ? (value) => value === name : (value) => value.endsWith(`.${name}`),
-    };
-  }
-  throw invalid(`${tool} rules have nothing in brackets`);
-}
-
-// `npm test` exact, `npm test:*` or `npm test *` the words and any after them. The words are read
-// as the shell would, so quotes work; anything but one plain command is refused.
-function bashWords(
-  inside: string,
-  invalid: (why: string) => Error,
-): Pick<Rule, "words" | "prefix"> {
-  const body = inside.trim();
-  const prefix = /(?::\*|\s\*)$/.test(body);
-  const command = prefix ? body.replace(/:?\s*\*$/, "").trimEnd() : body;
-  if (body.endsWith("*") && !prefix)
-    return fail('"*" follows a space or ":" (a rule matches whole words)');
-  if (command.includes("*")) return fail('"*" may only end a Bash rule');
-  const parsed = parseCommand(command);
-  const [only, ...more] = parsed.commands;
-  if (only === undefined) return fail("no command in the brackets");
-  if (
-    more.length > 0 ||
-    only.redirects.length > 0 ||
-    only.assignments.length > 0 ||
-    parsed.unchecked.length > 0 ||
-    only.text !== command
-  ) {
-    return fail("a Bash rule is one plain command");
-  }
-  return { words: only.words, prefix };
-
-  function fail(why: string): never {
-    throw invalid(why);
-  }
-}
-
-function count(n: number, what: string): string {
-  return `${n} ${what}${n === 1 ? "" : "s"}`;
-}
-
-// A path as a person reads it: the home folder as `~`.
-function shownPath(path: string): string {
-  const home = homedir();
-  return path.startsWith(home + sep) ? `~${path.slice(home.length)}` : path;
+export interface Settings {
+  rules: Rules;
+  mode: PermissionMode | undefined; // from a file; the flag still wins
+  notes: string[]; // what was ignored, and why: printed on stderr
 }
 
 function realPath(path: string): string {
@@ -261,11 +210,49 @@ function realPath(path: string): string {
   }
 }
 
-export function inside(path: string, dir: string): boolean {
-  const rel = relative(dir, path);
-  return rel === "" || (rel !== ".." && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+function count(n: number, what: string): string {
+  return `${n} ${what}${n === 1 ? "" : "s"}`;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
+// The user's file, then the project's, then the flags: every deny and ask counts; the project's
+// allow rules and mode count only in a folder the user's file trusts.
+export function loadSettings(options: LoadOptions): Settings {
+  const userName = shownPath(join(options.home, "settings.json"));
+  const user = readSettings(join(options.home, "settings.json"), userName, true, options);
+  const project = readSettings(join(options.cwd, PROJECT_FILE), PROJECT_FILE, false, options);
+  const flags = (list: string[], source: string) =>
+    list.map((rule) => parseRule(rule, source, options.toolNames));
+  const notes: string[] = [];
+  let projectMode = project.mode;
+  const trusted = user.trustedDirs.some((dir) => !escapes(realPath(dir), realPath(options.cwd)));
+  if (!trusted && (project.rules.allow.length > 0 || projectMode !== undefined)) {
+    const what = [
+      ...(project.rules.allow.length === 0
+        ? []
+        : [count(project.rules.allow.length, "allow rule")]),
+      ...(projectMode === undefined ? [] : ["defaultMode"]),
+    ].join(" and ");
+    notes.push(
+      `note: ${PROJECT_FILE}: ${what} ignored: this directory is not in trustedDirs (${userName})`,
+    );
+    project.rules.allow = [];
+    projectMode = undefined;
+  }
+  if (projectMode === "bypassPermissions") {
+    notes.push(
+      `note: ${PROJECT_FILE}: defaultMode bypassPermissions ignored: only --permission-mode or ${userName} can set it`,
+    );
+    projectMode = undefined;
+  }
+  const rules: Rules = {
+    allow: [...user.rules.allow, ...project.rules.allow, ...flags(options.allow, "--allow")],
+    ask: [...user.rules.ask, ...project.rules.ask],
+    deny: [...user.rules.deny, ...project.rules.deny, ...flags(options.deny, "--deny")],
+  };
+  return { rules, mode: projectMode ?? user.mode, notes };
+}
+
+export function agentHome(env: NodeJS.ProcessEnv): string {
+  const home = env.AGENT_CODE_HOME;
+  return home !== undefined && home !== "" ? resolve(home) : join(homedir(), ".agent-code");
 }
