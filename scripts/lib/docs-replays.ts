@@ -24,6 +24,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-5-v2": ["guard-rm-rf"],
   "day-5-v3": ["ask-select"],
   "day-5-v4": ["bg-started-text"],
+  "day-5-v5": ["rule-compound-and"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
