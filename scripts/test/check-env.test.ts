@@ -70,9 +70,10 @@ test("a secret in the grader's environment never reaches the project; --pass-env
   expect(seen.ANTHROPIC_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
   expect(seen.COURSE_DATASET_DIR).toBe("/data/course");
   // Nothing else of the grader's: every name is allowlisted, passed, or the scenario's.
-  // The runner sets the web tools' defaults itself: the fake web, the loopback opt-in, a canary key.
+  // The runner sets the web tools' defaults itself (the fake web, the loopback opt-in, a canary
+  // key) and the run's own empty home folder for agent-code's settings.
   const own =
-    /^(ANTHROPIC_|OPENAI_|NO_PROXY$|no_proxy$|NO_COLOR$|TZ$|AGENT_CODE_ALLOW_LOCAL_FETCH$|AGENT_CODE_SEARCH_BASE_URL$|TAVILY_API_KEY$)/;
+    /^(ANTHROPIC_|OPENAI_|NO_PROXY$|no_proxy$|NO_COLOR$|TZ$|AGENT_CODE_ALLOW_LOCAL_FETCH$|AGENT_CODE_SEARCH_BASE_URL$|AGENT_CODE_HOME$|TAVILY_API_KEY$)/;
   const allowed = inheritFilter(["COURSE_DATASET_DIR"]);
   expect(Object.keys(seen).filter((name) => !allowed(name) && !own.test(name))).toEqual([]);
 }, 30_000);
