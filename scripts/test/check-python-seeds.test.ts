@@ -820,15 +820,14 @@ const DAY_3_V2_EDITS: [string, string][] = [
 ];
 
 // Day 3 v2's notes: nested .gitignore files (the origin reads the root one only), this course's
-// caps, markers, regex text and tree layout, the tree's `path`, Ctrl-C during a match (Python's
-// KeyboardInterrupt, not exit code 130); then Day 3 v1's, whose unknown-tool text this stage's
-// replaces.
+// caps, markers, regex text and tree layout, the tree's `path`; then Day 3 v1's, whose
+// unknown-tool text this stage's replaces. (Ctrl-C during a match passes: Python's
+// KeyboardInterrupt ends it by SIGINT, which a shell reports as 130.)
 const DAY_3_V2_NOTES = [
   "glob-nested-gitignore",
   "glob-cap",
   "grep-invalid-regex-text",
   "grep-long-line",
-  "ctrl-c-during-grep",
   "tree-text",
   "tree-cap",
   "unknown-tool-text",
@@ -1245,6 +1244,21 @@ const atDay4 = (stage: string): [string, string][] => [
   ['STAGE = "day-4-v1"', `STAGE = "${stage}"`],
 ];
 
+// The question as the Python course's published package asks it: Typer's `confirm` raises Abort
+// at the end of input, printed `Aborted.` on stderr with exit 1, so the run ends there. Nothing
+// is written (write-eof passes); that the run goes on is this course's choice, a note.
+const TYPER_CONFIRM: [string, string] = [
+  "    answer = sys.stdin.readline()\n    print()\n",
+  "    answer = sys.stdin.readline()\n" +
+    "    if not answer:\n" +
+    '        print("Aborted.", file=sys.stderr)\n' +
+    "        sys.exit(1)\n" +
+    "    print()\n",
+];
+const TYPER_NOTES = DAY_4_V1_NOTES.flatMap((id) =>
+  id === "write-eof-text" ? [id, "write-eof-goes-on"] : [id],
+);
+
 describe.skipIf(!HAS_PYTHON)(
   "a Python Day 4 written from the origin course (needs python3)",
   () => {
@@ -1261,6 +1275,46 @@ describe.skipIf(!HAS_PYTHON)(
       },
       WHOLE_CONTRACT_MS,
     );
+
+    test(
+      "with Typer's confirm, which aborts at the end of input, every core scenario day-4-v1 adds passes",
+      async () => {
+        const command = write("day_4_v1_typer", AGENT_CODE, [...atDay4("day-4-v1"), TYPER_CONFIRM]);
+        await passesWhatItAdds("day-4-v1", command, TYPER_NOTES);
+      },
+      WHOLE_CONTRACT_MS,
+    );
+
+    test("with Typer's confirm, day-4-v3 and day-5-v5 keep write-eof in core and its going on a note", async () => {
+      const command = write("day_4_v3_typer", AGENT_CODE, [...atDay4("day-4-v3"), TYPER_CONFIRM]);
+      for (const stage of ["day-4-v3", "day-5-v5"]) {
+        const levels = findContract(stage)?.scenarios.filter((s) => s.id.startsWith("write-eof"));
+        expect(levels?.map((s) => `${s.id} ${s.level}`)).toEqual([
+          "write-eof core",
+          "write-eof-text conformance",
+          "write-eof-goes-on conformance",
+        ]);
+      }
+      const only = ["--only", "write-eof", "--only", "write-eof-goes-on"];
+      const run = await check(["day-4-v3", "--cmd", command, ...only]);
+      expect(run.stdout).not.toMatch(/^FAIL/m);
+      expect(run.exitCode).toBe(0);
+      expect(noteIds(run.stdoutLines)).toEqual(["write-eof-goes-on"]);
+    }, 60_000);
+
+    test("a question that writes at the end of input: write-eof fails", async () => {
+      const command = write("day_4_v1_writes_at_eof", AGENT_CODE, [
+        ...atDay4("day-4-v1"),
+        [
+          '    return answer.strip().lower() in ("y", "yes")\n\n\ndef backup(',
+          '    return not answer or answer.strip().lower() in ("y", "yes")\n\n\ndef backup(',
+        ],
+      ]);
+      const run = await check(["day-4-v1", "--cmd", command, "--only", "write-eof"]);
+      expect(run.exitCode).toBe(1);
+      expect(failIds(run.stdoutLines)).toEqual(["write-eof"]);
+      expect(run.stdout).toContain("the end of input is a no: `work/new.txt` should not exist");
+    }, 30_000);
 
     test("without the read check, an existing file never read is overwritten: the scenario fails", async () => {
       const command = write("day_4_v1_no_read_check", AGENT_CODE, [

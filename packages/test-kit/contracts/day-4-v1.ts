@@ -2,7 +2,8 @@
 // folder of Day 3's scenarios; answers come on stdin. Core scenarios are what the Python course's
 // file_write also does: a yes writes, a no and the end of input do not, an existing file is
 // overwritten only after a read in the same run and only as it was read, nothing outside the
-// working directory changes. The texts, is_error, the echoed answer and the modes are conformance.
+// working directory changes. The texts, is_error, the echoed answer, the modes and the run going
+// on after the end of input (the Python course's Typer `confirm` aborts there) are conformance.
 import { chmodSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Contract, Judgement, Scenario, ScenarioContext } from "../src/contract.ts";
@@ -198,14 +199,15 @@ export const day4v1: Contract = {
     }),
     writeScenario({
       id: "write-eof",
-      title: "file_write with stdin already at its end: that is a no",
+      title: "file_write with stdin already at its end: that is a no, nothing is written",
       level: "core",
       stdin: "",
       steps: turns(WRITE_NEW),
+      // Whether the run goes on after that no is write-eof-goes-on: Typer's `confirm`, in the
+      // Python course, ends the run at the end of input with `Aborted.` and exit 1.
       judgements: [
         offered(READER, "file_write"),
         absent(READER, "work/new.txt", "the end of input is a no"),
-        ...wentOn(READER),
       ],
     }),
     writeScenario({
@@ -353,6 +355,21 @@ export const day4v1: Contract = {
         judge(READER, "expected the question on a line of its own, then the observation", (o) =>
           linesInOrder(o, /^Apply this change to new\.txt\? \[y\/N\] ?$/, "observation: "),
         ),
+      ],
+    }),
+    writeScenario({
+      id: "write-eof-goes-on",
+      title: "after the end of input's no, the result goes back and the run goes on",
+      level: "conformance",
+      stdin: "",
+      steps: turns(WRITE_NEW),
+      judgements: [
+        judge(
+          READER,
+          "the file_write result should go back to the model",
+          (o) => resultOf(o, "file_write") !== undefined,
+        ),
+        ...wentOn(READER),
       ],
     }),
     writeScenario({
