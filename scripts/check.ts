@@ -1,33 +1,97 @@
-// `pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json]`: a
-// stage's contract against a learner's agent-code, in any language, with reasons to act on.
+// `pnpm check <stage> | --stages a,b | --main-line | --all [--project <dir>] [--cmd "<command>"]
+// [--strict] [--json]`: stage contracts against a learner's agent-code, in any language, with
+// reasons to act on. Every exit leaves a report: an error is a JUnit failure and a step summary too.
 import { appendFileSync, existsSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { splitCommand } from "@agent-code/test-kit";
 import { bundleProject, sourceError } from "./lib/bundle.mjs";
+import { courseRevision } from "./lib/check-course.ts";
 import { passEnvOption } from "./lib/check-env.ts";
-import { junitOutput, stepSummary } from "./lib/check-junit.ts";
+import {
+  type CheckFailure,
+  failureSummary,
+  junitFailureXml,
+  junitOutput,
+  stepSummary,
+} from "./lib/check-junit.ts";
 import { resolveOnly } from "./lib/check-only.ts";
 import { PROJECT_FILE, readProjectFile, requireInstalled } from "./lib/check-project.ts";
 import { buildFailure, jsonOutput, textOutput } from "./lib/check-report.ts";
-import { type CheckSettings, runCheck } from "./lib/check-run.ts";
-import { requireStage, runCommand, STAGES, UsageError, useColour } from "./lib/command.ts";
+import { type CheckSettings, projectCommit, runCheck } from "./lib/check-run.ts";
+import {
+  MAIN_LINE,
+  requireStage,
+  runCommand,
+  STAGES,
+  UsageError,
+  useColour,
+} from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check <stage> | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--verbose] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>]';
+  'usage: pnpm check <stage> | --stages <a,b,…> | --main-line | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--verbose] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>]';
+
+const HELP = `${USAGE}
+
+Checks your agent-code against a stage's contract: one line per scenario, then the highest stage
+passed. With several stages, one screen: the highest main-line stage reached, the next thing to fix,
+a line per stage.
+
+  <stage>               one stage, such as day-2-v3 (stages: ${STAGES.join(", ")})
+  --stages <a,b,…>      these stages, each on its own, in course order
+  --main-line           every stage of the main line (day-1, day-N-vK), not the challenges
+  --all                 every stage, challenges and appendix included (shown apart)
+  --project <dir>       your project (default: where you ran pnpm)
+  --cmd "<command>"     how to start your CLI (default: agent-code.check.json, else src/cli.ts)
+  --strict              conformance scenarios decide too
+  --json                one JSON document on stdout (--reporter json)
+  --reporter <r>        text, json or junit (JUnit XML on stdout)
+  --verbose             with several stages, every scenario of every stage
+  --only <id or glob>   only these scenarios of one stage (repeatable)
+  --pass-env <name>     let this variable of yours through to your CLI (repeatable)
+  --timeout-ms <ms>     how long one scenario may run (default 20000)
+  -h, --help            this text
+
+Exit: 0 a stage passed, 1 none did, 2 a usage error, 130 interrupted.
+With --reporter junit every exit writes XML, an error as one failed test case; wherever
+GITHUB_STEP_SUMMARY is set, a Markdown summary is appended to it.`;
 
 const DEFAULT_TIMEOUT_MS = 20_000;
 
 async function main(argv: string[]): Promise<number> {
-  const { settings, json, reporter, verbose, note, buildError } = checkSettings(
-    argv,
-    process.env.INIT_CWD ?? process.cwd(),
-  );
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(HELP);
+    return 0;
+  }
+  const callerDir = process.env.INIT_CWD ?? process.cwd();
+  const checkedAt = new Date().toISOString();
+  try {
+    return await check(argv, callerDir);
+  } catch (error) {
+    // Whatever stops the check, a CI still gets a report that says why; the error line follows.
+    const message = error instanceof Error ? error.message : String(error);
+    reportFailure(argv, failure(argv, callerDir, checkedAt, "the check ran", message));
+    throw error;
+  }
+}
+
+async function check(argv: string[], callerDir: string): Promise<number> {
+  const { settings, json, reporter, verbose, note, buildError } = checkSettings(argv, callerDir);
   if (note !== undefined) console.error(note);
   const write = (text: string) => process.stdout.write(text);
   if (buildError !== undefined) {
-    write(buildFailure(settings, buildError, json));
+    const stopped = failure(
+      argv,
+      callerDir,
+      new Date().toISOString(),
+      "src/cli.ts builds",
+      buildError,
+    );
+    write(
+      reporter === "junit" ? junitFailureXml(stopped) : buildFailure(settings, buildError, json),
+    );
+    summarise(failureSummary(stopped));
     return 1;
   }
   const output = json
@@ -47,23 +111,70 @@ async function main(argv: string[]): Promise<number> {
   try {
     const report = await runCheck(settings, output, interrupt.signal);
     if (report === undefined) {
-      console.error("error: check interrupted; the commands it started were stopped");
+      const message = "check interrupted; the commands it started were stopped";
+      reportFailure(
+        argv,
+        failure(argv, callerDir, new Date().toISOString(), "the check ran", message),
+      );
+      console.error(`error: ${message}`);
       return 130;
     }
-    // Under GitHub Actions, a table on the job's summary page too.
-    const summary = process.env.GITHUB_STEP_SUMMARY;
-    if (process.env.GITHUB_ACTIONS === "true" && summary) {
-      appendFileSync(summary, stepSummary(report));
-    }
-    // A narrowed check (--only) passes when the scenarios it ran decided their stage's way.
+    // Wherever a step summary is kept (GitHub Actions, or a runner that sets the variable), a
+    // table on the job's summary page too.
+    summarise(stepSummary(report));
+    // A narrowed check (--only) passes when the scenarios it ran decided their stage's way; a
+    // whole one when a main-line stage was reached or an optional stage passed.
     const passed = report.complete
-      ? report.highestStagePassed !== null
+      ? report.highestStagePassed !== null || (report.optionalPassed ?? []).length > 0
       : report.stages.every((stage) => stage.passed);
     return passed ? 0 : 1;
   } finally {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
   }
+}
+
+function summarise(markdown: string): void {
+  const summary = process.env.GITHUB_STEP_SUMMARY;
+  if (summary) appendFileSync(summary, markdown);
+}
+
+// A check that stopped: what the arguments said, read leniently since they may be what failed.
+function failure(
+  argv: string[],
+  callerDir: string,
+  checkedAt: string,
+  name: string,
+  message: string,
+): CheckFailure {
+  const named = optionValue(argv, "--project");
+  const project = resolve(callerDir, named ?? ".");
+  const exists = statSync(project, { throwIfNoEntry: false })?.isDirectory() === true;
+  return {
+    course: courseRevision(),
+    checkedAt,
+    project: exists ? project : null,
+    projectCommit: exists ? projectCommit(project) : null,
+    stages: argv.filter((arg) => STAGES.includes(arg)),
+    name,
+    message,
+  };
+}
+
+// After an error: the JUnit file a CI expects (never empty) and the step summary.
+function reportFailure(argv: string[], stopped: CheckFailure): void {
+  if (optionValue(argv, "--reporter") === "junit") process.stdout.write(junitFailureXml(stopped));
+  summarise(failureSummary(stopped));
+}
+
+// `--name value` or `--name=value`, the last one given.
+function optionValue(argv: string[], name: string): string | undefined {
+  let value: string | undefined;
+  argv.forEach((arg, index) => {
+    if (arg === name) value = argv[index + 1];
+    else if (arg.startsWith(`${name}=`)) value = arg.slice(name.length + 1);
+  });
+  return value;
 }
 
 // argv to settings; every mistake is a UsageError. Relative paths are the caller's (INIT_CWD).
@@ -80,17 +191,17 @@ export function checkSettings(
 } {
   const { values, positionals } = parseCheckArgs(argv);
   if (positionals.length > 1) {
-    throw new UsageError(`one stage at a time, got: ${positionals.join(" ")} (${USAGE})`);
+    throw new UsageError(
+      `one stage at a time, got: ${positionals.join(" ")}; several: --stages ${positionals.join(",")} (${USAGE})`,
+    );
   }
   const [stage] = positionals;
-  if (values.all && stage !== undefined) {
-    throw new UsageError(`--all checks every stage: leave out ${stage}`);
-  }
-  if (values.all && values.only !== undefined) {
-    throw new UsageError("--only names scenarios of one stage: it does not go with --all");
+  const stages = stagesOption(stage, values);
+  if (values.only !== undefined && stages.length > 1) {
+    const how = values.all ? "--all" : values["main-line"] ? "--main-line" : "several stages";
+    throw new UsageError(`--only names scenarios of one stage: it does not go with ${how}`);
   }
   const reporter = reporterOption(values.reporter, values.json === true);
-  const stages = values.all ? STAGES : [requireStage(stage)];
   const project = resolve(callerDir, values.project ?? ".");
   if (statSync(project, { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new UsageError(`project directory not found: ${project}`);
@@ -127,6 +238,8 @@ function parseCheckArgs(argv: string[]) {
       strict: true,
       options: {
         all: { type: "boolean" },
+        stages: { type: "string", multiple: true },
+        "main-line": { type: "boolean" },
         project: { type: "string" },
         cmd: { type: "string" },
         strict: { type: "boolean" },
@@ -209,6 +322,35 @@ function hasTsx(dir: string): boolean {
     if (existsSync(join(current, "node_modules", "tsx", "package.json"))) return true;
     if (dirname(current) === current) return false;
   }
+}
+
+// One stage, --stages a,b (repeatable), --main-line or --all: one of them, in course order.
+function stagesOption(
+  stage: string | undefined,
+  values: { all?: boolean; stages?: string[]; "main-line"?: boolean },
+): string[] {
+  const given = [
+    stage === undefined ? [] : [stage],
+    values.stages === undefined ? [] : ["--stages"],
+    values["main-line"] ? ["--main-line"] : [],
+    values.all ? ["--all"] : [],
+  ].flat();
+  if (given.length > 1) {
+    const [first, second] = given;
+    if (first === stage && second === "--all") {
+      throw new UsageError(`--all checks every stage: leave out ${stage}`);
+    }
+    throw new UsageError(`${first} and ${second} both name the stages: give one of them`);
+  }
+  if (values.all) return STAGES;
+  if (values["main-line"]) return MAIN_LINE;
+  if (values.stages === undefined) return [requireStage(stage)];
+  const named = values.stages.flatMap((list) => list.split(",")).map((name) => name.trim());
+  if (named.every((name) => name === "")) {
+    throw new UsageError("--stages is empty: name stages, such as --stages day-2-v3,day-3-v1");
+  }
+  for (const name of named) if (name !== "") requireStage(name);
+  return STAGES.filter((name) => named.includes(name));
 }
 
 type Reporter = "text" | "json" | "junit";

@@ -1,7 +1,9 @@
 // `pnpm check --reporter junit`: the check as JUnit XML, which GitHub, GitLab and Jenkins show
 // natively, and under GitHub Actions a Markdown table for the job's summary page. One test suite
 // per stage, one test case per scenario: a deciding miss is a <failure>, a conformance note a
-// <skipped> with its reasons (decision 0039).
+// <skipped> with its reasons (decision 0039). A check that stops on an error is still a report:
+// one failed test case that says why (decision 0056).
+import type { CourseRevision } from "./check-course.ts";
 import type { CheckOutput, CheckReport, ScenarioReport, StageReport } from "./check-run.ts";
 
 type Write = (text: string) => void;
@@ -28,6 +30,7 @@ export function junitXml(report: CheckReport): string {
       failures: scenarios.filter((scenario) => scenario.verdict === "fail").length,
       skipped: scenarios.filter((scenario) => scenario.verdict === "note").length,
       errors: 0,
+      time: seconds(report.stages.reduce((sum, stage) => sum + stageMs(stage), 0)),
     })}>`,
   ];
   for (const stage of report.stages) lines.push(...suite(stage, report));
@@ -44,7 +47,11 @@ function suite(stage: StageReport, report: CheckReport): string[] {
     passed: String(stage.passed),
     "course.commit": report.course.commit ?? "",
     "course.version": report.course.version,
+    "project.commit": report.projectCommit ?? "",
     highestStagePassed: report.highestStagePassed ?? "",
+    optionalPassed: (report.optionalPassed ?? []).join(","),
+    mainLine: String(stage.mainLine ?? false),
+    nextToFix: report.nextToFix ? `${report.nextToFix.stage}/${report.nextToFix.id}` : "",
   };
   return [
     `  <testsuite${attributes({
@@ -54,6 +61,7 @@ function suite(stage: StageReport, report: CheckReport): string[] {
       skipped: stage.scenarios.filter((scenario) => scenario.verdict === "note").length,
       errors: 0,
       timestamp: report.checkedAt,
+      time: seconds(stageMs(stage)),
     })}>`,
     "    <properties>",
     ...Object.entries(properties).map(
@@ -69,6 +77,7 @@ function testCase(stage: string, scenario: ScenarioReport): string[] {
   const open = `    <testcase${attributes({
     name: `${scenario.title} [${scenario.id}]`,
     classname: `${stage}.${scenario.level}`,
+    time: seconds(scenario.durationMs ?? 0),
   })}`;
   if (scenario.verdict === "pass") return [`${open}/>`];
   const [first] = scenario.failures;
@@ -96,6 +105,81 @@ function details(scenario: ScenarioReport): string {
   return lines.join("\n");
 }
 
+// A stage's wall time when the report has it, else the sum of its scenarios' runs.
+function stageMs(stage: StageReport): number {
+  return (
+    stage.durationMs ??
+    stage.scenarios.reduce((sum, scenario) => sum + (scenario.durationMs ?? 0), 0)
+  );
+}
+
+// JUnit's `time`: seconds, to the millisecond.
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(3);
+}
+
+// What stopped a check before it judged anything: a usage error (exit 2), sources that do not
+// build (exit 1), a failure of the check itself.
+export interface CheckFailure {
+  course: CourseRevision;
+  checkedAt: string;
+  // The project, when the arguments named one that exists.
+  project: string | null;
+  projectCommit: string | null;
+  stages: string[];
+  // What the test case is: "the check ran", "src/cli.ts builds".
+  name: string;
+  message: string;
+}
+
+// The failure as one failed test case, so that a CI's JUnit step shows why rather than nothing.
+export function junitFailureXml(failure: CheckFailure): string {
+  const properties: Record<string, string> = {
+    project: failure.project ?? "",
+    stages: failure.stages.join(","),
+    "course.commit": failure.course.commit ?? "",
+    "course.version": failure.course.version,
+    "project.commit": failure.projectCommit ?? "",
+    highestStagePassed: "",
+  };
+  const counts = { tests: 1, failures: 1, skipped: 0, errors: 0, time: seconds(0) };
+  return `${[
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attributes({ name: "agent-code check", ...counts })}>`,
+    `  <testsuite${attributes({ name: "check", ...counts, timestamp: failure.checkedAt })}>`,
+    "    <properties>",
+    ...Object.entries(properties).map(
+      ([name, value]) => `      <property${attributes({ name, value })}/>`,
+    ),
+    "    </properties>",
+    `    <testcase${attributes({ name: failure.name, classname: "check", time: seconds(0) })}>`,
+    `      <failure${attributes({ message: failure.message, type: "error" })}>${text(failure.message)}</failure>`,
+    "    </testcase>",
+    "  </testsuite>",
+    "</testsuites>",
+  ].join("\n")}\n`;
+}
+
+// The step summary of a check that stopped: the error where the table would be.
+export function failureSummary(failure: CheckFailure): string {
+  return `${[
+    `### agent-code check: ${cell(failure.project ?? "(no project)")}`,
+    "",
+    "highest stage passed: **none**",
+    "",
+    `not checked: ${failure.name === "the check ran" ? "" : `${failure.name}: `}${failure.message}`,
+    "",
+    revisions(failure.course, failure.projectCommit),
+  ].join("\n")}\n\n`;
+}
+
+// Which commit of the learner's was judged by which commit of the course.
+function revisions(course: CourseRevision, project: string | null | undefined): string {
+  const short = (commit: string | null | undefined) =>
+    commit ? `\`${commit.slice(0, 12)}\`` : "not a git repository";
+  return `learner's commit: ${short(project)}; course: ${short(course.commit)} (version ${course.version})`;
+}
+
 function attributes(values: Record<string, string | number>): string {
   return Object.entries(values)
     .map(([name, value]) => ` ${name}="${text(String(value)).replace(/"/g, "&quot;")}"`)
@@ -118,21 +202,39 @@ export function stepSummary(report: CheckReport): string {
   const verdict = report.complete
     ? `highest stage passed: **${report.highestStagePassed ?? "none"}**`
     : "not a full check (`--only`)";
+  const next = report.nextToFix;
   const lines = [
     `### agent-code check: ${cell(report.project)}`,
     "",
     verdict,
+    ...(next
+      ? [
+          "",
+          `next to fix (${next.stage}): ${cell(next.title)} \`${next.id}\`: ${cell(next.message)}${next.docs ? ` (read ${next.docs})` : ""}`,
+        ]
+      : []),
+    "",
+    revisions(report.course, report.projectCommit),
     "",
     "| stage | passed | core | conformance | failing core scenarios |",
     "| --- | --- | --- | --- | --- |",
   ];
-  for (const stage of report.stages) {
+  // The main line first, then the optional stages; an outgrown miss is not a failing one.
+  const optional = (stage: StageReport) => stage.mainLine === false;
+  const ordered = [
+    ...report.stages.filter((stage) => !optional(stage)),
+    ...report.stages.filter(optional),
+  ];
+  for (const stage of ordered) {
     const failing = stage.scenarios
       .filter((scenario) => scenario.level === "core" && scenario.verdict !== "pass")
+      .filter((scenario) => !scenario.outgrown)
       .map((scenario) => `\`${scenario.id}\``);
     const { core, conformance } = stage.counts;
+    const name = optional(stage) ? `${stage.stage} (optional)` : stage.stage;
+    const passed = (stage.reached ?? stage.passed) ? "yes" : "no";
     lines.push(
-      `| ${stage.stage} | ${stage.passed ? "yes" : "no"} | ${core.passed}/${core.total} | ${conformance.passed}/${conformance.total} | ${failing.join(", ") || "none"} |`,
+      `| ${name} | ${passed} | ${core.passed}/${core.total} | ${conformance.passed}/${conformance.total} | ${failing.join(", ") || "none"} |`,
     );
   }
   return `${lines.join("\n")}\n\n`;

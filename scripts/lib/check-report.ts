@@ -2,14 +2,15 @@
 // goes, or one JSON document for a grader (its schema is check-schema.json).
 
 import { courseRevision } from "./check-course.ts";
-import type {
-  CheckOutput,
-  CheckReport,
-  CheckSettings,
-  ScenarioReport,
-  StageReport,
+import {
+  type CheckOutput,
+  type CheckReport,
+  type CheckSettings,
+  projectCommit,
+  type ScenarioReport,
+  type StageReport,
 } from "./check-run.ts";
-import { paint } from "./command.ts";
+import { isMainLine, paint } from "./command.ts";
 
 type Write = (text: string) => void;
 
@@ -45,55 +46,85 @@ export function textOutput(write: Write, colour: boolean, verbose = false): Chec
     },
     done(report) {
       if (summaryOnly) write(`\n${firstScreen(report, colour).join("\n")}\n`);
+      const next = nextToFixLines(report, colour);
+      if (!summaryOnly && next.length > 0) write(`\n${next.join("\n")}\n`);
       write(`\n${lastLine(report)}\n`);
     },
   };
 }
 
-// The next stage's misses the first screen shows, each in two or three lines; the rest are counted.
-// With a line a stage, this keeps a check of the whole course under 40 lines.
+// The misses the first screen shows, each in two or three lines (the next thing to fix, then
+// others of its stage); the rest are counted. With a line a stage, this keeps a check of the whole
+// course under 45 lines.
 const MISSES_SHOWN = 4;
 
-// The highest stage first, a line per stage, why the stages before it miss, and the misses of the
-// stage to work on next (or of the first stage, when none passed).
+// The headline first and the next thing to fix, a line per main-line stage, the optional stages
+// apart, what was set aside as outgrown, then the other misses of the next thing's stage.
 function firstScreen(report: CheckReport, colour: boolean): string[] {
   const highest = report.highestStagePassed;
-  const order = report.stages.map((stage) => stage.stage);
-  const top = highest === null ? -1 : order.indexOf(highest);
-  const width = Math.max(...order.map((stage) => stage.length));
-  const lines = [`highest stage passed: ${highest ?? "none"}`, ""];
-  report.stages.forEach((stage, index) => {
-    const outgrown = !stage.passed && index < top;
-    const verdict = stageVerdict(stage, report.strict, outgrown ? "outgrown" : undefined);
-    lines.push(`${stage.stage.padEnd(width)}  ${verdict}`);
-  });
-  const outgrown = report.stages.filter((stage, index) => !stage.passed && index < top);
+  const width = Math.max(...report.stages.map((stage) => stage.stage.length));
+  const line = (stage: StageReport) =>
+    `${stage.stage.padEnd(width)}  ${stageVerdict(stage, report.strict)}`;
+  const mainLine = report.stages.filter((stage) => stage.mainLine ?? isMainLine(stage.stage));
+  const optional = report.stages.filter((stage) => !mainLine.includes(stage));
+  const lines = [`highest stage passed: ${highest ?? "none"}`, ...nextToFixLines(report, colour)];
+  lines.push("", ...mainLine.map(line));
+  if (optional.length > 0) lines.push("optional, apart from the headline:", ...optional.map(line));
+  const outgrown = mainLine.filter((stage) => stage.scenarios.some((one) => one.outgrown));
   if (outgrown.length > 0) {
+    const count = outgrown.flatMap((stage) => stage.scenarios.filter((one) => one.outgrown)).length;
+    const kind = report.strict ? "scenarios" : "core scenarios";
     lines.push(
       "",
-      `outgrown: ${outgrown.map((stage) => stage.stage).join(", ")} missed, but ${highest} passed. Each stage changes what`,
-      "the one before did (a real model for the mock, tools in each request): nothing to fix there.",
+      `outgrown, set aside: ${count} ${kind} of ${outgrown.map((stage) => stage.stage).join(", ")} that later stages changed`,
     );
   }
-  const next = report.stages[top + 1];
+  // The next thing's stage; without one (only optional stages checked), the first that missed.
+  const next =
+    report.stages.find((stage) => stage.stage === report.nextToFix?.stage) ??
+    (report.nextToFix === null || report.nextToFix === undefined
+      ? optional.find((stage) => !stage.passed)
+      : undefined);
   if (next !== undefined) {
-    lines.push("", `${next.stage}, the next stage, still misses:`);
-    let read: string | null = null;
-    const misses = next.scenarios.filter(({ verdict }) => verdict === "fail");
-    for (const scenario of misses.slice(0, MISSES_SHOWN)) {
-      // The judgement that leads, with the rest counted; a docs link when it changes.
-      const [first, ...rest] = scenario.failures;
-      const more = rest.length > 0 ? ` (and ${rest.length} more)` : "";
-      lines.push(scenarioLine(scenario, colour), `      - ${first?.message ?? "missed"}${more}`);
-      const docs = scenario.failures.find((failure) => failure.docs !== null)?.docs ?? null;
-      if (docs !== null && docs !== read) lines.push(paint(colour, "dim", `      read: ${docs}`));
-      read = docs;
+    const misses = next.scenarios.filter(
+      ({ id, verdict, outgrown }) => verdict === "fail" && !outgrown && id !== report.nextToFix?.id,
+    );
+    const shown = misses.slice(0, MISSES_SHOWN - (report.nextToFix ? 1 : 0));
+    if (shown.length > 0) lines.push("", `${next.stage} also misses:`);
+    let read = report.nextToFix?.docs ?? null;
+    for (const scenario of shown) {
+      lines.push(...missLines(scenario, colour, read));
+      read = scenario.failures.find((failure) => failure.docs !== null)?.docs ?? null;
     }
-    const hidden = misses.length - MISSES_SHOWN;
+    const hidden = misses.length - shown.length;
     lines.push(
+      ...(shown.length > 0 ? [] : [""]),
       `${hidden > 0 ? `and ${hidden} more; ` : ""}every scenario, stderr and notes: pnpm check ${next.stage}; every stage: --all --verbose`,
     );
   }
+  return lines;
+}
+
+// A miss in two or three lines: its verdict and title, the judgement that leads with the rest
+// counted, and a docs link unless it is the one just shown.
+function missLines(scenario: ScenarioReport, colour: boolean, read: string | null): string[] {
+  const [first, ...rest] = scenario.failures;
+  const more = rest.length > 0 ? ` (and ${rest.length} more)` : "";
+  const lines = [scenarioLine(scenario, colour), `      - ${first?.message ?? "missed"}${more}`];
+  const docs = scenario.failures.find((failure) => failure.docs !== null)?.docs ?? null;
+  if (docs !== null && docs !== read) lines.push(paint(colour, "dim", `      read: ${docs}`));
+  return lines;
+}
+
+// `next to fix (day-2-v2): <title>  [id]`, the judgement that leads and its docs link.
+function nextToFixLines(report: CheckReport, colour: boolean): string[] {
+  const next = report.nextToFix;
+  if (next === null || next === undefined) return [];
+  const lines = [
+    `next to fix (${next.stage}): ${next.title}  ${paint(colour, "dim", `[${next.id}]`)}`,
+    `      - ${next.message}`,
+  ];
+  if (next.docs !== null) lines.push(paint(colour, "dim", `      read: ${next.docs}`));
   return lines;
 }
 
@@ -106,15 +137,18 @@ export function buildFailure(
 ): string {
   if (json) {
     const report: CheckReport = {
-      version: 2,
+      version: 3,
       course: courseRevision(),
       checkedAt: new Date().toISOString(),
       project: settings.project,
+      projectCommit: projectCommit(settings.project),
       command: [],
       strict: settings.strict,
       complete: true,
       stages: [],
       highestStagePassed: null,
+      optionalPassed: [],
+      nextToFix: null,
       buildError: message,
     };
     return `${JSON.stringify(report, null, 2)}\n`;
@@ -130,9 +164,14 @@ export function buildFailure(
   ].join("\n");
 }
 
-// The highest stage passed; a check that --only narrowed decides none.
+// The highest stage passed, and the optional stages that passed; a check that --only narrowed
+// decides none.
 export function lastLine(report: CheckReport): string {
-  if (report.complete) return `highest stage passed: ${report.highestStagePassed ?? "none"}`;
+  if (report.complete) {
+    const optional = report.optionalPassed ?? [];
+    const also = optional.length > 0 ? `; optional stages passed: ${optional.join(", ")}` : "";
+    return `highest stage passed: ${report.highestStagePassed ?? "none"}${also}`;
+  }
   const run = report.stages.reduce((sum, stage) => sum + stage.scenarios.length, 0);
   return `not a full check (--only: ${run} ${run === 1 ? "scenario" : "scenarios"} run): no highest stage`;
 }
@@ -193,15 +232,20 @@ function stageSummary(report: StageReport, strict: boolean): string {
   return `${verdict} (conformance: they count with --strict)`;
 }
 
-// `passed: 16 of 16 core scenarios`, `not passed: 1 of 11 core scenarios failed; 2 notes`; a stage
-// before the highest one passed says `outgrown` instead of `not passed`.
-function stageVerdict(report: StageReport, strict: boolean, missed = "not passed"): string {
+// `passed: 16 of 16 core scenarios`, `not passed: 1 of 11 core scenarios failed; 2 notes`; the
+// scenarios set aside as outgrown are not counted but named: `passed: 10 of 10 core scenarios,
+// 1 outgrown`.
+function stageVerdict(report: StageReport, strict: boolean): string {
   const deciding = report.scenarios.filter((scenario) => strict || scenario.level === "core");
-  const failed = deciding.filter((scenario) => scenario.verdict === "fail").length;
+  const outgrown = deciding.filter((scenario) => scenario.outgrown).length;
+  const kept = deciding.length - outgrown;
+  const failed = deciding.filter((scenario) => scenario.verdict === "fail" && !scenario.outgrown);
   const notes = report.scenarios.filter((scenario) => scenario.verdict === "note").length;
   const kind = strict ? "scenarios" : "core scenarios";
-  const verdict = report.passed
-    ? `passed: ${deciding.length} of ${deciding.length} ${kind}`
-    : `${missed}: ${failed} of ${deciding.length} ${kind} failed`;
-  return notes === 0 ? verdict : `${verdict}; ${notes} ${notes === 1 ? "note" : "notes"}`;
+  const verdict =
+    (report.reached ?? report.passed)
+      ? `passed: ${kept} of ${kept} ${kind}`
+      : `not passed: ${failed.length} of ${kept} ${kind} failed`;
+  const set = outgrown === 0 ? verdict : `${verdict}, ${outgrown} outgrown`;
+  return notes === 0 ? set : `${set}; ${notes} ${notes === 1 ? "note" : "notes"}`;
 }

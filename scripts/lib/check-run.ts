@@ -1,5 +1,6 @@
 // Runs stage contracts against a learner's command and keeps the facts `pnpm check` reports,
 // as text or as JSON (scripts/lib/check-schema.json describes that document).
+import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import {
   findContract,
@@ -9,7 +10,9 @@ import {
 } from "@agent-code/test-kit";
 import { type CourseRevision, courseRevision } from "./check-course.ts";
 import { inheritFilter } from "./check-env.ts";
-import { STAGES, UsageError } from "./command.ts";
+import { judgeHeadline } from "./check-headline.ts";
+import { sandboxCommand } from "./check-sandbox.ts";
+import { isMainLine, UsageError } from "./command.ts";
 
 export interface CheckSettings {
   stages: string[];
@@ -40,6 +43,11 @@ export interface ScenarioReport {
   // The lines of stderr that say what went wrong: each error's first line and the frames in the
   // project's own files, rather than the bottom of a stack.
   stderrExcerpt?: string[] | null;
+  // How long the run it was judged on took (a run shared with another scenario counts for each).
+  durationMs?: number;
+  // Set aside for the headline: a later stage of the main line replaced or dropped it, and this
+  // project does what the later stage asks instead (decision 0056).
+  outgrown?: boolean;
 }
 
 export interface StageReport {
@@ -49,20 +57,41 @@ export interface StageReport {
   // How many scenarios of each level ran and passed.
   counts: Record<"core" | "conformance", { passed: number; total: number }>;
   scenarios: ScenarioReport[];
+  // A stage of the main line (day-1, day-N-vK); false for challenges and appendices.
+  mainLine?: boolean;
+  // The headline's judgement: every deciding scenario passed once the outgrown ones are set aside.
+  reached?: boolean;
+  durationMs?: number;
+}
+
+// The first deciding miss above the headline, in course order: what to work on next.
+export interface NextToFix {
+  stage: string;
+  id: string;
+  title: string;
+  // Its first failed judgement, in a learner's words.
+  message: string;
+  docs: string | null;
 }
 
 export interface CheckReport {
-  version: 2;
+  version: 3;
   // The revision of this course that judged the project, and when the check started.
   course: CourseRevision;
   checkedAt: string;
   project: string;
+  // The learner's commit: `git rev-parse HEAD` in the project; null outside a git repository.
+  projectCommit?: string | null;
   command: string[];
   strict: boolean;
   // false when --only left scenarios out: no stage was checked whole, so none is "passed".
   complete: boolean;
   stages: StageReport[];
+  // The headline: the highest main-line stage reached; never a challenge or appendix stage.
   highestStagePassed: string | null;
+  // Optional stages (challenges, appendices) that passed, shown apart from the headline.
+  optionalPassed?: string[];
+  nextToFix?: NextToFix | null;
   // Set, with no stages, when the project's sources did not parse and nothing ran.
   buildError?: string;
 }
@@ -93,23 +122,29 @@ export async function runCheck(
   // Later stages keep many of their base's scenarios unchanged, and a conformance scenario often
   // judges the same run as a core one: each distinct run happens once a check.
   const sharedRuns: SharedRuns = new Map();
+  // The program runs in a sandbox where it can have one (check-sandbox.ts); reports keep its command.
+  const sandboxed = { ...settings, command: sandboxCommand(settings.command, settings.project) };
   for (const stage of settings.stages) {
-    const report = await checkStage(stage, settings, output, sharedRuns, signal);
+    const report = await checkStage(stage, sandboxed, output, sharedRuns, signal);
     if (report === undefined) return undefined;
     output.stageDone(report);
     stages.push(report);
   }
   const complete = settings.only === undefined;
+  const headline = judgeHeadline(stages, settings.strict);
   const report: CheckReport = {
-    version: 2,
+    version: 3,
     course: courseRevision(),
     checkedAt,
     project: settings.project,
+    projectCommit: projectCommit(settings.project),
     command: settings.command,
     strict: settings.strict,
     complete,
     stages,
-    highestStagePassed: complete ? highestStagePassed(stages) : null,
+    highestStagePassed: complete ? headline.highestStagePassed : null,
+    optionalPassed: headline.optionalPassed,
+    nextToFix: complete ? headline.nextToFix : null,
   };
   output.done(report);
   return report;
@@ -125,6 +160,7 @@ async function checkStage(
   const contract = findContract(stage);
   if (contract === undefined) throw new Error(`no contract for stage: ${stage}`);
   output.stage(stage, contract.title);
+  const started = performance.now();
   // A command that cannot start fails every scenario the same way: stop at the first one.
   const cannotStart = new AbortController();
   const stop = signal ? AbortSignal.any([signal, cannotStart.signal]) : cannotStart.signal;
@@ -174,6 +210,8 @@ async function checkStage(
     passed: settings.strict ? result.strictPassed : result.passed,
     counts: { core: count(scenarios, "core"), conformance: count(scenarios, "conformance") },
     scenarios,
+    mainLine: isMainLine(contract.stage),
+    durationMs: Math.round(performance.now() - started),
   };
 }
 
@@ -211,6 +249,8 @@ function scenarioReport(
     serverText: result.serverText ?? null,
     stderrTail: result.passed ? null : stderrTail(result.run.stderr),
     stderrExcerpt: result.passed ? null : stderrExcerpt(result.run.stderr, settings.project),
+    durationMs: Math.round(result.run.durationMs),
+    outgrown: false,
   };
 }
 
@@ -305,15 +345,19 @@ function causeFirst<T extends { message: string }>(failures: T[]): T[] {
   ];
 }
 
-// The latest stage, in course order, that passed. Each stage is judged on its own: an earlier
-// stage that fails (a text that changed since, say) does not hide a later one that passes.
-export function highestStagePassed(
-  stages: { stage: string; passed: boolean }[],
-  order: string[] = STAGES,
-): string | null {
-  let highest: string | null = null;
-  for (const stage of order) {
-    if (stages.some((report) => report.stage === stage && report.passed)) highest = stage;
+// The learner's commit. git runs with no variable of the grader's beyond PATH, and reads no
+// index, so a project's own git configuration has nothing to run.
+export function projectCommit(project: string): string | null {
+  try {
+    const out = execFileSync("git", ["rev-parse", "--verify", "--quiet", "HEAD"], {
+      cwd: project,
+      encoding: "utf8",
+      env: { PATH: process.env.PATH ?? "", GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" },
+      stdio: ["ignore", "pipe", "ignore"],
+      timeout: 10_000,
+    }).trim();
+    return /^[0-9a-f]{40,64}$/.test(out) ? out : null;
+  } catch {
+    return null;
   }
-  return highest;
 }

@@ -10,6 +10,14 @@ export const ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
 // The stages in course order: one contract per stage, so the contracts list is the source.
 export const STAGES: string[] = contracts.map((contract) => contract.stage);
 
+// The course's main line: day-1, then day-N-vK. Challenge stages and appendices are optional:
+// shown apart, never the headline of a check (decision 0056).
+export function isMainLine(stage: string): boolean {
+  return /^day-\d+(-v\d+)?$/.test(stage);
+}
+
+export const MAIN_LINE: string[] = STAGES.filter(isMainLine);
+
 // The stage a stage is a copy of (its contract's `base`): what "the previous stage" means to
 // stage-diff, stage-stats and the docs' diffs. Undefined for the first stage.
 export function baseOf(stage: string): string | undefined {

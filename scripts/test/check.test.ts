@@ -9,11 +9,12 @@ import { stripVTControlCharacters } from "node:util";
 import { findContract, runCli } from "@agent-code/test-kit";
 import { afterAll, describe, expect, test } from "vitest";
 import { checkSettings } from "../check.ts";
+import { highestStagePassed, judgeHeadline } from "../lib/check-headline.ts";
 import { jsonOutput, scenarioLines, textOutput } from "../lib/check-report.ts";
 import {
   type CheckOutput,
   type CheckReport,
-  highestStagePassed,
+  projectCommit,
   runCheck,
   type ScenarioReport,
   stderrExcerpt,
@@ -137,9 +138,19 @@ test(
     expect(schemaErrors(report, SCHEMA)).toEqual([]);
     expect(report.stages.map((stage: { stage: string }) => stage.stage)).toEqual(STAGES);
     expect(report.highestStagePassed).toBe("day-2-v3");
+    expect(report.projectCommit).toBe(projectCommit(ROOT));
+    expect(report.optionalPassed).toEqual([]);
+    // Above the headline, on the main line: Day 3 v1, never a challenge stage.
+    expect(report.nextToFix).toMatchObject({ stage: "day-3-v1", docs: expect.any(String) });
+    expect(report.nextToFix.message).not.toBe("");
     const [day1] = report.stages;
     // day-2-v3 is not day-1: its default provider needs a model, so day-1's echo round fails.
-    expect(day1.passed).toBe(false);
+    // Later stages changed it: it is outgrown, and day-1 is reached without it.
+    expect(day1).toMatchObject({ passed: false, reached: true, mainLine: true });
+    expect(day1.scenarios[0]).toMatchObject({ id: "echo-round-trip", outgrown: true });
+    expect(
+      report.stages.find((stage: { stage: string }) => stage.stage === "day-2-challenges"),
+    ).toMatchObject({ mainLine: false });
     expect(day1.scenarios[0]).toMatchObject({
       id: "echo-round-trip",
       level: "core",
@@ -163,30 +174,49 @@ test(
     const run = await allStagesOnce();
     expect(run.report?.highestStagePassed).toBe("day-2-v3");
     const lines = run.text.replace(/\n$/, "").split("\n");
-    // A line per stage, and details for one stage only: its first four misses, at most three
-    // lines each, and a count of the rest. The screen grows by a line a stage, not by a stage's
-    // scenarios: 19 stages after Day 5 fit in under 45 lines (nine stages took 36).
-    const next = run.report?.stages.find((stage) => stage.stage === "day-2-challenges");
-    const misses = next?.scenarios.filter((scenario) => scenario.verdict === "fail").length ?? 0;
-    expect(misses).toBeGreaterThan(4);
-    expect(lines.filter((line) => line.startsWith("FAIL  "))).toHaveLength(4);
-    expect(run.text).toContain(
-      `and ${misses - 4} more; every scenario, stderr and notes: pnpm check day-2-challenges;`,
-    );
+    // The headline, the next thing to fix with its hint and link, a line per stage, and details
+    // for one stage only: at most four misses, at most three lines each, and a count of the rest.
+    // The screen grows by a line a stage, not by a stage's scenarios: under 45 lines.
+    const next = run.report?.nextToFix;
+    expect(next?.stage).toBe("day-3-v1");
+    expect(lines.slice(2, 6)).toEqual([
+      "",
+      "highest stage passed: day-2-v3",
+      `next to fix (day-3-v1): ${next?.title}  [${next?.id}]`,
+      `      - ${next?.message}`,
+    ]);
+    const stage = run.report?.stages.find((one) => one.stage === "day-3-v1");
+    const misses = stage?.scenarios.filter((scenario) => scenario.verdict === "fail").length ?? 0;
+    // The next thing to fix, then at most three more of its stage, and a count of the rest.
+    const others = Math.min(misses - 1, 3);
+    expect(others).toBeGreaterThan(0);
+    expect(lines).toContain("day-3-v1 also misses:");
+    expect(lines.filter((line) => line.startsWith("FAIL  "))).toHaveLength(others);
+    expect(lines).not.toContain(`FAIL  ${next?.title}  [${next?.id}]`);
+    const more = misses > 4 ? `and ${misses - 4} more; ` : "";
+    expect(run.text).toContain(`${more}every scenario, stderr and notes: pnpm check day-3-v1;`);
     expect(lines.length).toBeLessThanOrEqual(STAGES.length + 3 * 4 + 14);
     expect(lines.length).toBeLessThan(45);
-    expect(lines.slice(2, 4)).toEqual(["", "highest stage passed: day-2-v3"]);
     const width = Math.max(...STAGES.map((stage) => stage.length));
-    const perStage = lines.slice(5, 5 + STAGES.length);
-    expect(perStage.map((line) => line.slice(0, width).trimEnd())).toEqual(STAGES);
-    // Stages before the highest one that miss are outgrown, not failed, and the page says why.
-    expect(perStage[0]).toMatch(/^day-1 +outgrown: \d+ of \d+ core scenarios failed/);
-    expect(perStage[3]).toMatch(/^day-2-v3 +passed: /);
-    expect(perStage[4]).toMatch(/^day-2-challenges +not passed: /);
-    expect(run.text).toContain("outgrown: day-1, day-2-v1 missed, but day-2-v3 passed.");
-    // Details only for the stage after the highest one passed.
-    expect(run.text).toContain("day-2-challenges, the next stage, still misses:");
-    expect(lines.filter((line) => line.startsWith("FAIL  ")).length).toBeGreaterThan(0);
+    const first = lines.findIndex((line) => line.startsWith("day-1 "));
+    const mainLine = STAGES.filter((stage) => !/challenges|appendix/.test(stage));
+    const optional = STAGES.filter((stage) => !mainLine.includes(stage));
+    const listed = lines.slice(first, first + STAGES.length + 1);
+    // The main line, then the optional stages apart under their heading.
+    const names = listed.map((line) => (line.startsWith("optional") ? line : line.slice(0, width)));
+    expect(names.map((name) => name.trimEnd())).toEqual([
+      ...mainLine,
+      "optional, apart from the headline:",
+      ...optional,
+    ]);
+    // Outgrown scenarios are set aside, not failed, and counted apart.
+    expect(listed[0]).toMatch(/^day-1 +passed: 0 of 0 core scenarios, 3 outgrown/);
+    expect(listed[1]).toMatch(/^day-2-v1 +passed: (\d+) of \1 core scenarios, 1 outgrown/);
+    expect(listed[3]).toMatch(/^day-2-v3 +passed: /);
+    expect(listed[4]).toMatch(/^day-3-v1 +not passed: /);
+    expect(run.text).toContain(
+      "outgrown, set aside: 4 core scenarios of day-1, day-2-v1 that later stages changed",
+    );
     expect(run.text).not.toMatch(/^(PASS|NOTE) {2}/m);
     expect(run.text).not.toContain("[echo-round-trip]");
     expect(lines.at(-1)).toBe("highest stage passed: day-2-v3");
@@ -245,7 +275,7 @@ test("a first screen from a report: the stage after the highest one, or the firs
       output.stageDone(s);
     }
     output.done({
-      version: 2,
+      version: 3,
       course: { commit: null, version: "0" },
       checkedAt: "2026-12-01T00:00:00.000Z",
       project: "/p",
@@ -253,7 +283,7 @@ test("a first screen from a report: the stage after the highest one, or the firs
       strict: false,
       complete: true,
       stages,
-      highestStagePassed: highestStagePassed(stages),
+      ...judgeHeadline(stages, false),
     });
     return text.split("\n");
   };
@@ -262,25 +292,22 @@ test("a first screen from a report: the stage after the highest one, or the firs
     "command: x",
     "",
     "highest stage passed: day-2-v1",
+    "next to fix (day-2-v2): the x  [x]",
+    "      - x missed",
+    "      read: docs/day-1.md#a",
     "",
-    "day-1     outgrown: 1 of 1 core scenarios failed",
+    // No later stage replaced or dropped day-1's `x` (no contract has it): a miss, not outgrown.
+    "day-1     not passed: 1 of 1 core scenarios failed",
     "day-2-v1  passed: 1 of 1 core scenarios; 1 note",
     "day-2-v2  not passed: 1 of 1 core scenarios failed",
     "",
-    "outgrown: day-1 missed, but day-2-v1 passed. Each stage changes what",
-    "the one before did (a real model for the mock, tools in each request): nothing to fix there.",
-    "",
-    "day-2-v2, the next stage, still misses:",
-    "FAIL  the x  [x]",
-    "      - x missed (and 1 more)",
-    "      read: docs/day-1.md#a",
     "every scenario, stderr and notes: pnpm check day-2-v2; every stage: --all --verbose",
     "",
     "highest stage passed: day-2-v1",
     "",
   ]);
   const none = screen([false, false, false]);
-  expect(none).toContain("day-1, the next stage, still misses:");
+  expect(none).toContain("next to fix (day-1): the x  [x]");
   expect(none.join("\n")).not.toContain("outgrown");
   // --verbose: every stage's scenarios as they finish, as one stage prints them.
   const verbose = screen([false, true, false], true);
@@ -355,7 +382,7 @@ test("stderr with a stack: the error's first line and the project's own frames, 
 
 test("a schema miss is found: the checker below is no rubber stamp", () => {
   const report = {
-    version: 2,
+    version: 3,
     course: { commit: null, version: "0.1.0" },
     checkedAt: "2026-12-01T15:00:00.000Z",
     project: "/p",
@@ -365,16 +392,30 @@ test("a schema miss is found: the checker below is no rubber stamp", () => {
     stages: [{}],
   };
   expect(schemaErrors(report, SCHEMA)).toEqual([
+    "$: missing projectCommit",
     "$: missing highestStagePassed",
+    "$: missing optionalPassed",
+    "$: missing nextToFix",
     "$.stages.0: missing stage",
     "$.stages.0: missing title",
     "$.stages.0: missing passed",
     "$.stages.0: missing counts",
     "$.stages.0: missing scenarios",
+    "$.stages.0: missing mainLine",
+    "$.stages.0: missing reached",
+    "$.stages.0: missing durationMs",
   ]);
-  expect(schemaErrors({ ...report, stages: [], highestStagePassed: 3, x: 1 }, SCHEMA)).toEqual([
+  const whole = { ...report, projectCommit: null, optionalPassed: [], nextToFix: null };
+  expect(schemaErrors({ ...whole, stages: [], highestStagePassed: 3, x: 1 }, SCHEMA)).toEqual([
     "$: unexpected x",
     "$.highestStagePassed: expected string,null",
+  ]);
+  const next = { ...whole, stages: [], highestStagePassed: null, nextToFix: { stage: "day-1" } };
+  expect(schemaErrors(next, SCHEMA)).toEqual([
+    "$.nextToFix: missing id",
+    "$.nextToFix: missing title",
+    "$.nextToFix: missing message",
+    "$.nextToFix: missing docs",
   ]);
 });
 
@@ -389,6 +430,15 @@ test("the highest stage is the latest one in course order that passed, gaps allo
   // Order comes from the course, not from the list given.
   expect(highestStagePassed(verdicts(["b", "c"]).reverse(), order)).toBe("c");
   expect(highestStagePassed([{ stage: "day-2-v1", passed: true }])).toBe("day-2-v1");
+  // The headline is a main-line stage: a challenge stage that passed is not one.
+  expect(
+    highestStagePassed([
+      { stage: "day-2-v3", passed: true },
+      { stage: "day-2-challenges", passed: true },
+    ]),
+  ).toBe("day-2-v3");
+  // A stage reached with its outgrown scenarios set aside counts, though its own contract missed.
+  expect(highestStagePassed([{ stage: "day-1", passed: false, reached: true }])).toBe("day-1");
 });
 
 test("a miss shows its judgements, the API's 400 text and each docs link once; colour on request", () => {
@@ -578,13 +628,15 @@ test("Ctrl-C stops the check and every command it started", async () => {
   child.kill("SIGINT");
   expect(await exited).toBe(130);
   expect(stderr).toBe("error: check interrupted; the commands it started were stopped\n");
-  for (const pid of readFileSync(pids, "utf8").trim().split("\n").map(Number)) {
-    expect(running(pid)).toBe(false);
-  }
+  // By the script's path, not the pids it wrote: in the sandbox those are its namespace's.
+  expect(runningScripts(hang)).toEqual([]);
 }, 30_000);
 
-// A killed process that no one has reaped yet is a zombie (Z): it counts as stopped.
-function running(pid: number): boolean {
-  const state = spawnSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).stdout;
-  return state.trim() !== "" && !state.trim().startsWith("Z");
+// The live processes (not zombies: a killed process no one has reaped yet counts as stopped)
+// whose command line names `script`.
+function runningScripts(script: string): string[] {
+  const listing = spawnSync("ps", ["-eo", "stat=,args="], { encoding: "utf8" }).stdout;
+  return listing
+    .split("\n")
+    .filter((line) => line.includes(script) && !line.trim().startsWith("Z"));
 }

@@ -2,7 +2,7 @@
 // finished Day 2 TypeScript project (day-2-v3's sources, installed), the same with each
 // tool_result in its own user message, a standard-library Python project, and a TypeScript
 // project nobody installed. Each says how it starts in agent-code.check.json.
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stageDir } from "../lib/command.ts";
 import { AGENT_CODE } from "./python-agent-code.ts";
@@ -20,8 +20,16 @@ export function typescriptProject(
   cpSync(join(STAGE, "src"), join(dir, "src"), { recursive: true });
   cpSync(join(STAGE, "package.json"), join(dir, "package.json"));
   writeFileSync(join(dir, "agent-code.check.json"), '{ "language": "typescript" }\n');
-  // Installed: the stage's own packages stand in for `pnpm install`.
-  if (installed) symlinkSync(join(STAGE, "node_modules"), join(dir, "node_modules"), "dir");
+  // Installed: the stage's own packages stand in for `pnpm install`, each linked into a
+  // node_modules of the project's own, as pnpm makes one, so that the bundle the check writes
+  // under node_modules/.cache is this project's: projects checked at once never share it.
+  if (installed) {
+    mkdirSync(join(dir, "node_modules"), { recursive: true });
+    for (const name of readdirSync(join(STAGE, "node_modules"))) {
+      if (name === ".cache") continue;
+      symlinkSync(join(STAGE, "node_modules", name), join(dir, "node_modules", name), "dir");
+    }
+  }
   if (edit !== undefined) {
     const file = join(dir, "src", "agent.ts");
     const text = readFileSync(file, "utf8");
