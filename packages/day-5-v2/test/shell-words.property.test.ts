@@ -6,7 +6,17 @@ import { guard } from "../src/permissions.ts";
 import { parseCommand, type Redirect } from "../src/shell-words.ts";
 
 const RUNS = 300;
-const METACHARS = [..."$'\"`\\(){}[]<>|&;#*?!~= \t\n", "$(", "${", "<<", "<(", "2>&1", "a", "-"];
+const METACHARS = [
+  ..."$'\"`\\(){}[]<>|&;#*?!~= \t\n",
+  "$(",
+  "${",
+  "<<",
+  "<(",
+  "&>",
+  "2>&1",
+  "a",
+  "-",
+];
 
 describe("parseCommand never throws", () => {
   test.each([

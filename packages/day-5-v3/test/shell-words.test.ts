@@ -249,6 +249,8 @@ const table: [string, string, string[][], string[]][] = [
     ["arithmetic"],
   ],
   ["an arithmetic command", "(( i++ ))", [["i++"]], ["arithmetic"]],
+  // `&>` before `(` is no redirect the reader knows: it used to loop there for ever, growing a list.
+  ["&>( stops the reader", "echo hi &>(cat); rm x", [["echo", "hi"]], ['an unexpected "&"']],
   ["an unbalanced single quote", "echo 'oops", [["echo", "oops"]], ["unbalanced quote"]],
   ["an unbalanced double quote", 'echo "oops', [["echo", "oops"]], ["unbalanced quote"]],
   ["an unbalanced $'", "echo $'oops", [["echo", "oops"]], ["unbalanced quote"]],

@@ -165,6 +165,12 @@ function parseSimple(s: State): void {
       readWord(s); // `X=1 cmd`: no word of the command, but `X=$(a)` runs a
     } else {
       const word = readWord(s);
+      if (s.pos === at) {
+        // A character nothing here reads (`&>(`): give up on the rest rather than read it again.
+        stop(s, `an unexpected "${c}"`);
+        end = s.pos;
+        break;
+      }
       if (/\{[^{}]*(?:,|\.\.)[^{}]*\}/.test(word.bare)) note(s, "brace expansion");
       words.push(word.value);
     }
