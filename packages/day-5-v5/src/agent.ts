@@ -56,6 +56,8 @@ export async function runAgent(
     trace.push(line);
     onTrace(line);
   };
+  // What a Read deny keeps from every tool that reads.
+  const hidden = hiddenBy(rules);
   // One context per run: what this run read is not what an earlier run (a REPL line) read.
   const ctx: ToolContext = {
     cwd,
@@ -63,7 +65,7 @@ export async function runAgent(
     signal,
     ui,
     ...(tasks === undefined ? {} : { tasks }),
-    ...(hiddenBy(rules) === undefined ? {} : { hidden: hiddenBy(rules) }),
+    ...(hidden === undefined ? {} : { hidden }),
   };
   // A tool the rules deny outright is not offered: the model does not plan around it.
   const offered = tools.list().filter((tool) => !deniedOutright(tool.name, rules));

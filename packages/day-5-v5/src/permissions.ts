@@ -190,7 +190,7 @@ function hostOf(url: unknown): string | undefined {
 }
 
 // The real path of the nearest part that exists, with the rest of the name after it.
-function realOf(path: string): string {
+export function realOf(path: string): string {
   for (let at = path, rest: string[] = []; ; rest.unshift(basename(at)), at = dirname(at)) {
     try {
       return join(realpathSync.native(at), ...rest);

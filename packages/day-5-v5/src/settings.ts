@@ -1,12 +1,12 @@
 // Rules a person writes: the user's settings file, the project's, and --allow/--deny. Reads and
 // checks them; permissions.ts applies them. A mistake in a rule stops agent-code before it starts:
 // a typo in a deny list must never pass silently.
-import { readFileSync, realpathSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import { escapes } from "./fs-safety.ts";
-import { PERMISSION_MODES, type PermissionMode, RULE_TOOLS } from "./permissions.ts";
+import { PERMISSION_MODES, type PermissionMode, RULE_TOOLS, realOf } from "./permissions.ts";
 import { parseCommand } from "./shell-words.ts";
 
 export type RuleList = "allow" | "ask" | "deny";
@@ -202,14 +202,6 @@ export interface Settings {
   notes: string[]; // what was ignored, and why: printed on stderr
 }
 
-function realPath(path: string): string {
-  try {
-    return realpathSync.native(path);
-  } catch {
-    return resolve(path);
-  }
-}
-
 function count(n: number, what: string): string {
   return `${n} ${what}${n === 1 ? "" : "s"}`;
 }
@@ -224,7 +216,7 @@ export function loadSettings(options: LoadOptions): Settings {
     list.map((rule) => parseRule(rule, source, options.toolNames));
   const notes: string[] = [];
   let projectMode = project.mode;
-  const trusted = user.trustedDirs.some((dir) => !escapes(realPath(dir), realPath(options.cwd)));
+  const trusted = user.trustedDirs.some((dir) => !escapes(realOf(dir), realOf(options.cwd)));
   if (!trusted && (project.rules.allow.length > 0 || projectMode !== undefined)) {
     const what = [
       ...(project.rules.allow.length === 0
