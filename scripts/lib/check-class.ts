@@ -4,14 +4,14 @@
 // headline. A project that cannot be checked gets its error in the table; the others go on
 // (decisions 0039 and 0058).
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, delimiter, dirname, isAbsolute, join, relative } from "node:path";
+import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli, splitCommand } from "@agent-code/test-kit";
 import { classMarkdown, feedbackMarkdown, pointStages, pointsCsv } from "./check-class-output.ts";
 import { type CourseRevision, courseRevision } from "./check-course.ts";
 import { readProjectFile } from "./check-project.ts";
 import type { CheckReport, NextToFix } from "./check-run.ts";
-import { isMainLine, ROOT, STAGES, UsageError } from "./command.ts";
+import { findProgram, isMainLine, ROOT, STAGES, UsageError } from "./command.ts";
 
 const CHECK = fileURLToPath(new URL("../check.ts", import.meta.url));
 
@@ -230,20 +230,11 @@ function missingProgram(project: string, checkArgs: string[]): string | undefine
   }
   const [program] = command ?? [];
   if (program === undefined || program.includes("/") || program.includes("\\")) return undefined;
-  if (onPath(program)) return undefined;
+  if (findProgram(program, project)) return undefined;
   const starts = `the project starts with \`${(command ?? []).join(" ")}\``;
   return program === "uv"
     ? `not checked: uv is not installed (${starts}): install it (https://docs.astral.sh/uv/getting-started/installation/), then run uv sync in ${project}`
     : `not checked: ${program} is not on PATH (${starts})`;
-}
-
-function onPath(program: string): boolean {
-  const extensions =
-    process.platform === "win32" ? ["", ...(process.env.PATHEXT ?? ".EXE").split(";")] : [""];
-  return (process.env.PATH ?? "")
-    .split(delimiter)
-    .filter((dir) => dir !== "")
-    .some((dir) => extensions.some((ext) => existsSync(join(dir, program + ext))));
 }
 
 function failedRow(project: string, error: string, stages: string[]): LearnerRow {
@@ -312,8 +303,8 @@ function rowFrom(
       core: stage.counts.core,
     })),
     failingCore: failing.map((miss) => `${miss.stage}/${miss.id}`),
-    // The check's own choice (it orders misses by the stage that taught them), else the first here.
-    nextToFix: report.nextToFix ?? failing[0] ?? null,
+    // The check's own choice: it orders misses by the stage that taught them.
+    nextToFix: report.nextToFix ?? null,
   };
 }
 
@@ -324,8 +315,7 @@ function failingAbove(report: CheckReport, headline: number): NextToFix[] {
   const seen = new Set<string>();
   const misses: NextToFix[] = [];
   for (const stage of report.stages) {
-    const mainLine = stage.mainLine ?? isMainLine(stage.stage);
-    if (!mainLine || STAGES.indexOf(stage.stage) <= headline) continue;
+    if (stage.mainLine !== true || STAGES.indexOf(stage.stage) <= headline) continue;
     for (const scenario of stage.scenarios) {
       if (scenario.level !== "core" || scenario.verdict !== "fail" || scenario.outgrown) continue;
       if (seen.has(scenario.id)) continue;

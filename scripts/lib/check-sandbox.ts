@@ -3,8 +3,7 @@
 // Linux only, with util-linux's `unshare` and `setpriv`; elsewhere, or where the kernel refuses, the
 // program runs as before and one note on stderr says what it can then reach.
 import { spawnSync } from "node:child_process";
-import { existsSync } from "node:fs";
-import { delimiter, isAbsolute, join, resolve } from "node:path";
+import { findProgram } from "./command.ts";
 
 // The variable that turns the sandbox off (a machine where it misbehaves): `off`.
 export const SANDBOX_VARIABLE = "AGENT_CODE_CHECK_SANDBOX";
@@ -119,13 +118,4 @@ function note(why: string): string {
     "`pnpm check` and of every process above it through /proc. Grade untrusted projects on " +
     "Linux with unshare and user namespaces (SECURITY.md, grading untrusted code)"
   );
-}
-
-// Whether `program` can be started from `dir`: a path, or a name on PATH.
-function findProgram(program: string, dir: string, env: NodeJS.ProcessEnv): boolean {
-  if (program.includes("/"))
-    return existsSync(isAbsolute(program) ? program : resolve(dir, program));
-  return (env.PATH ?? "")
-    .split(delimiter)
-    .some((folder) => folder !== "" && existsSync(join(resolve(dir, folder), program)));
 }

@@ -1,7 +1,7 @@
 // What every repository command (check, stage-diff, stage-stats, docs) shares: the stage list,
 // usage errors with exit code 2, and colour only where a person is reading.
 import { existsSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { contracts } from "@agent-code/test-kit";
 
@@ -17,6 +17,21 @@ export function isMainLine(stage: string): boolean {
 }
 
 export const MAIN_LINE: string[] = STAGES.filter(isMainLine);
+
+// Whether `program` can be started from `dir`: a path to something there, or a name on PATH
+// (with Windows' PATHEXT endings). The check's sandbox and check:class's missing-program line ask.
+export function findProgram(program: string, dir: string, env = process.env): boolean {
+  if (program.includes("/") || program.includes("\\")) {
+    return existsSync(isAbsolute(program) ? program : resolve(dir, program));
+  }
+  const endings = process.platform === "win32" ? ["", ...(env.PATHEXT ?? ".EXE").split(";")] : [""];
+  return (env.PATH ?? "")
+    .split(delimiter)
+    .filter((folder) => folder !== "")
+    .some((folder) =>
+      endings.some((ending) => existsSync(join(resolve(dir, folder), program + ending))),
+    );
+}
 
 // The stage a stage is a copy of (its contract's `base`): what "the previous stage" means to
 // stage-diff, stage-stats and the docs' diffs. Undefined for the first stage.

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { type ClassSettings, gradeClass, type ProjectRun } from "../lib/check-class.ts";
+import { isMainLine } from "../lib/command.ts";
 
 const root = mkdtempSync(join(tmpdir(), "check-class-grading-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -18,14 +19,15 @@ interface FakeScenario {
   docs?: string;
 }
 
-// A check report as `pnpm check --json` prints it, with only what the class reads filled in.
+// A check report as `pnpm check --json` prints it, with only what the class reads filled in (the
+// next thing to fix, which the check chooses, comes in `extra`).
 function report(
   highest: string | null,
   stages: Record<string, FakeScenario[]>,
   extra: Record<string, unknown> = {},
 ): string {
   return JSON.stringify({
-    version: 2,
+    version: 3,
     course: { commit: null, version: "0.0.0" },
     checkedAt: "2026-01-01T00:00:00.000Z",
     project: "/p",
@@ -38,6 +40,7 @@ function report(
       return {
         stage,
         title: stage,
+        mainLine: isMainLine(stage),
         passed: core.every((scenario) => scenario.verdict === "pass"),
         counts: {
           core: { passed: core.filter((s) => s.verdict === "pass").length, total: core.length },
@@ -163,7 +166,16 @@ test("the failing column and the feedback name only core misses above the headli
     {
       check: async () => ({
         exitCode: 0,
-        stdout: report("day-2-v1", stages, { projectCommit: "0a1b2c3d" }),
+        stdout: report("day-2-v1", stages, {
+          projectCommit: "0a1b2c3d",
+          nextToFix: {
+            stage: "day-3-v1",
+            id: "read-file",
+            title: "the read-file title",
+            message: "the read_file tool should be offered",
+            docs: "docs/day-3.md#v1-reading-files",
+          },
+        }),
         stderr: "",
         timedOut: false,
       }),
