@@ -96,9 +96,12 @@ test.skipIf(!linux)(
         docs: "docs/day-5.md#x",
       },
     ]);
-    expect(result.notes).toEqual([
-      "the run left 2 processes working in the scenario's folder after it ended; the runner stopped them: sh -c sleep 30; touch late.txt; sleep 30",
-    ]);
+    // The shell and its child; the child is named `sleep 30` once it has exec'd, and as the shell
+    // that forked it before then: the sweep may come in between on a busy machine.
+    expect(result.notes).toHaveLength(1);
+    expect(result.notes?.[0]).toMatch(
+      /^the run left 2 processes working in the scenario's folder after it ended; the runner stopped them: sh -c sleep 30; touch late\.txt; (?:sleep 30|sh -c sleep 30; touch late\.txt)$/,
+    );
     // Without the judgement the scenario passes; the note stays.
     const unjudged = await runScenario(leaving("30", { judgements: [] }), { command: cli });
     expect(unjudged.passed).toBe(true);
