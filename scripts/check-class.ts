@@ -1,5 +1,6 @@
-// `pnpm check:class <dir-of-projects> [--stage <stage>] [--out <dir>] [--force] [--jobs <n>]
-// [--cmd "<command>"] [--timeout-ms <ms>] [--pass-env <name>] [--strict]`: every project in a
+// `pnpm check:class <dir-of-projects> [--stage <stage> | --stages <a,b> | --main-line] [--out <dir>]
+// [--force] [--jobs <n>] [--cmd "<command>"] [--timeout-ms <ms>] [--pass-env <name>] [--strict]
+// [--seed <n>]`: every project in a
 // folder checked, several at once, one table of the class as Markdown (class.md), JSON
 // (class.json) and points (points.csv), each project's report and feedback page beside them.
 import { appendFileSync, statSync } from "node:fs";
@@ -7,11 +8,12 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { MAX_SEED, parseSeed, randomSeed } from "@agent-code/test-kit";
 import { type ClassSettings, defaultOut, gradeClass, refuseOverwrite } from "./lib/check-class.ts";
-import { requireStage, runCommand, UsageError } from "./lib/command.ts";
+import { runCommand, STAGES, stagesOption, UsageError } from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check:class <dir-of-projects> [--stage <stage>] [--out <dir>] [--force] [--jobs <n>] [--cmd "<command>"] [--timeout-ms <ms>] [--pass-env <name>] [--strict]';
+  'usage: pnpm check:class <dir-of-projects> [--stage <stage> | --stages <a,b,…> | --main-line] [--out <dir>] [--force] [--jobs <n>] [--cmd "<command>"] [--timeout-ms <ms>] [--pass-env <name>] [--strict] [--seed <n>]';
 
 const HELP = `${USAGE}
 
@@ -23,6 +25,8 @@ under --out (by default <dir-of-projects>-grades beside the folder):
   reports/<learner>.md   a short feedback page: where the learner stands, the next thing to fix
 
   --stage <stage>     check one stage (default: every stage, as pnpm check --all)
+  --stages <a,b,…>    check these stages, each on its own, in course order
+  --main-line         check every stage of the main line, not the challenges
   --out <dir>         where the grades go; grades already there are kept unless --force
   --force             replace the grades already in --out
   --jobs <n>          projects checked at once (default: the number of cores)
@@ -30,6 +34,8 @@ under --out (by default <dir-of-projects>-grades beside the folder):
   --timeout-ms <ms>   per scenario, passed on to every check
   --pass-env <name>   one more variable for the learners' programs (repeatable)
   --strict            conformance scenarios decide too
+  --seed <n>          the seed every project's seeded scenarios draw from (default: a new one
+                      for the class, the same for every learner; in class.md and each report)
 
 Exit code: 0 every project was checked, 1 one was not, 2 a usage error, 130 interrupted.`;
 
@@ -48,15 +54,26 @@ export function classSettings(argv: string[], callerDir: string): ClassSettings 
   }
   const out = values.out === undefined ? defaultOut(dir) : resolve(callerDir, values.out);
   refuseOverwrite(out, values.force === true);
+  const seed = values.seed === undefined ? randomSeed() : parseSeed(values.seed);
+  if (seed === undefined) {
+    throw new UsageError(`--seed must be a whole number from 0 to ${MAX_SEED}: ${values.seed}`);
+  }
+  const stages =
+    values.stage === undefined && values.stages === undefined && !values["main-line"]
+      ? STAGES
+      : stagesOption(values.stage, values);
   const checkArgs = [
     ...(values.strict ? ["--strict"] : []),
+    "--seed",
+    String(seed),
     ...(values.cmd === undefined ? [] : ["--cmd", values.cmd]),
     ...(values["timeout-ms"] === undefined ? [] : ["--timeout-ms", values["timeout-ms"]]),
     ...(values["pass-env"] ?? []).flatMap((name) => ["--pass-env", name]),
   ];
   return {
     dir,
-    stage: values.stage === undefined ? undefined : requireStage(values.stage),
+    stages,
+    seed,
     out,
     checkArgs,
     jobs: jobsOption(values.jobs),
@@ -72,6 +89,9 @@ function parse(argv: string[]) {
       strict: true,
       options: {
         stage: { type: "string" },
+        stages: { type: "string", multiple: true },
+        "main-line": { type: "boolean" },
+        seed: { type: "string" },
         out: { type: "string" },
         force: { type: "boolean" },
         jobs: { type: "string" },

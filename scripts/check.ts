@@ -5,7 +5,7 @@ import { appendFileSync, existsSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { splitCommand } from "@agent-code/test-kit";
+import { MAX_SEED, parseSeed, randomSeed, splitCommand } from "@agent-code/test-kit";
 import { bundleProject, sourceError } from "./lib/bundle.mjs";
 import { courseRevision } from "./lib/check-course.ts";
 import { passEnvOption } from "./lib/check-env.ts";
@@ -18,19 +18,12 @@ import {
 } from "./lib/check-junit.ts";
 import { resolveOnly } from "./lib/check-only.ts";
 import { PROJECT_FILE, readProjectFile, requireInstalled } from "./lib/check-project.ts";
-import { buildFailure, jsonOutput, textOutput } from "./lib/check-report.ts";
+import { buildFailure, failureJson, jsonOutput, textOutput } from "./lib/check-report.ts";
 import { type CheckSettings, projectCommit, runCheck } from "./lib/check-run.ts";
-import {
-  MAIN_LINE,
-  requireStage,
-  runCommand,
-  STAGES,
-  UsageError,
-  useColour,
-} from "./lib/command.ts";
+import { runCommand, STAGES, stagesOption, UsageError, useColour } from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check <stage> | --stages <a,b,…> | --main-line | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--verbose] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>]';
+  'usage: pnpm check <stage> | --stages <a,b,…> | --main-line | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--verbose] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>] [--seed <n>]';
 
 const HELP = `${USAGE}
 
@@ -51,6 +44,8 @@ a line per stage.
   --only <id or glob>   only these scenarios of one stage (repeatable)
   --pass-env <name>     let this variable of yours through to your CLI (repeatable)
   --timeout-ms <ms>     how long one scenario may run (default 20000)
+  --seed <n>            the seed seeded scenarios draw their words, numbers and file names from
+                        (default: a new one each check, printed; 0: the values the pages show)
   -h, --help            this text
 
 Exit: 0 a stage passed, 1 none did, 2 a usage error, 130 interrupted.
@@ -156,14 +151,19 @@ function failure(
     project: exists ? project : null,
     projectCommit: exists ? projectCommit(project) : null,
     stages: argv.filter((arg) => STAGES.includes(arg)),
+    seed: parseSeed(optionValue(argv, "--seed") ?? "") ?? null,
     name,
     message,
   };
 }
 
-// After an error: the JUnit file a CI expects (never empty) and the step summary.
+// After an error: the report the reporter promised (JUnit XML, never an empty file; a JSON
+// document with the error) and the step summary.
 function reportFailure(argv: string[], stopped: CheckFailure): void {
-  if (optionValue(argv, "--reporter") === "junit") process.stdout.write(junitFailureXml(stopped));
+  const reporter = optionValue(argv, "--reporter");
+  if (reporter === "junit") process.stdout.write(junitFailureXml(stopped));
+  else if (reporter === "json" || argv.includes("--json"))
+    process.stdout.write(failureJson(stopped));
   summarise(failureSummary(stopped));
 }
 
@@ -221,6 +221,7 @@ export function checkSettings(
       only,
       timeoutMs: timeoutOption(values["timeout-ms"]),
       passEnv: passEnvOption(values["pass-env"]),
+      seed: seedOption(values.seed),
     },
     json: values.json === true || reporter === "json",
     reporter,
@@ -249,6 +250,7 @@ function parseCheckArgs(argv: string[]) {
         only: { type: "string", multiple: true },
         "timeout-ms": { type: "string" },
         "pass-env": { type: "string", multiple: true },
+        seed: { type: "string" },
       },
     });
   } catch (error) {
@@ -324,35 +326,6 @@ function hasTsx(dir: string): boolean {
   }
 }
 
-// One stage, --stages a,b (repeatable), --main-line or --all: one of them, in course order.
-function stagesOption(
-  stage: string | undefined,
-  values: { all?: boolean; stages?: string[]; "main-line"?: boolean },
-): string[] {
-  const given = [
-    stage === undefined ? [] : [stage],
-    values.stages === undefined ? [] : ["--stages"],
-    values["main-line"] ? ["--main-line"] : [],
-    values.all ? ["--all"] : [],
-  ].flat();
-  if (given.length > 1) {
-    const [first, second] = given;
-    if (first === stage && second === "--all") {
-      throw new UsageError(`--all checks every stage: leave out ${stage}`);
-    }
-    throw new UsageError(`${first} and ${second} both name the stages: give one of them`);
-  }
-  if (values.all) return STAGES;
-  if (values["main-line"]) return MAIN_LINE;
-  if (values.stages === undefined) return [requireStage(stage)];
-  const named = values.stages.flatMap((list) => list.split(",")).map((name) => name.trim());
-  if (named.every((name) => name === "")) {
-    throw new UsageError("--stages is empty: name stages, such as --stages day-2-v3,day-3-v1");
-  }
-  for (const name of named) if (name !== "") requireStage(name);
-  return STAGES.filter((name) => named.includes(name));
-}
-
 type Reporter = "text" | "json" | "junit";
 
 function reporterOption(value: string | undefined, json: boolean): Reporter {
@@ -362,6 +335,16 @@ function reporterOption(value: string | undefined, json: boolean): Reporter {
   }
   if (json && value !== "json") throw new UsageError(`--json does not go with --reporter ${value}`);
   return value;
+}
+
+// --seed as typed, or a fresh seed: a learner's check asks new words each run unless told.
+function seedOption(value: string | undefined): number {
+  if (value === undefined) return randomSeed();
+  const seed = parseSeed(value);
+  if (seed === undefined) {
+    throw new UsageError(`--seed must be a whole number from 0 to ${MAX_SEED}: ${value}`);
+  }
+  return seed;
 }
 
 function timeoutOption(value: string | undefined): number {

@@ -26,7 +26,7 @@ export function classMarkdown(report: ClassReport): string {
   const lines = [
     `# Class report: ${cell(report.dir)}`,
     "",
-    `Checked ${report.checkedAt} by the course at ${report.course.commit ?? "(no git commit)"} (version ${report.course.version}). A stage's column is its core scenarios passed of those run; points are one per main-line stage up to the highest passed.`,
+    `Checked ${report.checkedAt} by the course at ${report.course.commit ?? "(no git commit)"} (version ${report.course.version}), seed ${report.seed} for every project. A stage's column is its core scenarios passed of those run; points are one per main-line stage up to the highest passed.`,
     "",
     `| ${header.join(" | ")} |`,
     `| ${header.map(() => "---").join(" | ")} |`,
@@ -38,7 +38,12 @@ export function classMarkdown(report: ClassReport): string {
     });
     const points = row.error !== null ? "-" : `${row.points.awarded}/${row.points.available}`;
     const highest = row.error !== null ? "not checked" : (row.highestStagePassed ?? "none");
-    const failing = row.error !== null ? cell(row.error) : firstFew(row.failingCore);
+    const failing =
+      row.error !== null
+        ? cell(row.error)
+        : row.buildError !== null
+          ? `does not build: ${cell(row.buildError)}`
+          : firstFew(row.failingCore);
     lines.push(`| ${[cell(row.learner), highest, points, ...stages, failing].join(" | ")} |`);
   }
   return `${lines.join("\n")}\n`;
@@ -58,7 +63,10 @@ export function feedbackMarkdown(row: LearnerRow, report: ClassReport): string {
   const lines = [`# agent-code check: ${row.learner}`, ""];
   const by = `by the course at ${report.course.commit ?? "(no git commit)"} (version ${report.course.version})`;
   const commit = row.commit === null ? "" : `, your commit ${row.commit}`;
-  lines.push(`Checked ${report.checkedAt}${commit}, ${by}.`, "");
+  lines.push(
+    `Checked ${report.checkedAt}${commit}, ${by}, at seed ${report.seed}: \`pnpm check --seed ${report.seed}\` asks your project the same again.`,
+    "",
+  );
   if (row.error !== null) {
     lines.push(`**Not graded.** ${row.error.replace(/^not checked: /, "")}`, "");
     return `${lines.join("\n")}\n`;

@@ -17,10 +17,13 @@ const CHECK = fileURLToPath(new URL("../check.ts", import.meta.url));
 
 export interface ClassSettings {
   dir: string;
-  // One stage, or every stage (--all) when undefined.
-  stage: string | undefined;
+  // The stages every project is checked on, in course order: every stage for --all.
+  stages: string[];
+  // The seed every project's seeded scenarios draw from: the same words for every learner.
+  seed: number;
   out: string;
-  // Extra arguments for every project's check (--timeout-ms, --pass-env, --strict, --cmd).
+  // Extra arguments for every project's check (--timeout-ms, --pass-env, --strict, --cmd,
+  // --seed).
   checkArgs: string[];
   // How many projects are checked at once.
   jobs: number;
@@ -45,14 +48,18 @@ export interface LearnerRow {
   // Failing core scenarios of the main line above the headline, as stage/id, each id once.
   failingCore: string[];
   nextToFix: NextToFix | null;
+  // The project was checked, but its sources do not parse: esbuild's line, and nothing ran.
+  buildError: string | null;
 }
 
 export interface ClassReport {
-  version: 2;
+  version: 3;
   course: CourseRevision;
   checkedAt: string;
   dir: string;
   stages: string[];
+  // The seed every project's check drew from (pnpm check --seed repeats one learner's).
+  seed: number;
   // The rows, by learner name whatever order the checks finished in.
   learners: LearnerRow[];
 }
@@ -121,11 +128,12 @@ export async function gradeClass(
   const check = hooks.check ?? spawnCheck;
   const projects = projectsIn(settings.dir);
   const report: ClassReport = {
-    version: 2,
+    version: 3,
     course: courseRevision(),
     checkedAt: new Date().toISOString(),
     dir: settings.dir,
-    stages: settings.stage === undefined ? STAGES : [settings.stage],
+    stages: settings.stages,
+    seed: settings.seed,
     learners: [],
   };
   for (const name of GRADE_FILES)
@@ -191,7 +199,9 @@ function spawnCheck(
   return runCli(
     [process.execPath, "--import", "tsx", CHECK],
     [
-      ...(settings.stage === undefined ? ["--all"] : [settings.stage]),
+      ...(settings.stages.length === STAGES.length
+        ? ["--all"]
+        : ["--stages", settings.stages.join(",")]),
       "--json",
       "--project",
       project,
@@ -249,6 +259,7 @@ function failedRow(project: string, error: string, stages: string[]): LearnerRow
     stages: [],
     failingCore: [],
     nextToFix: null,
+    buildError: null,
   };
 }
 
@@ -265,13 +276,15 @@ function rowFrom(
   } catch {
     report = undefined;
   }
-  if (report === undefined || run.timedOut) {
+  // A check that stopped before judging (exit 2) still writes its JSON, with the error in it.
+  if (report === undefined || run.timedOut || report.error !== undefined) {
     const line = run.stderr.split("\n").find((text) => text.startsWith("error: "));
+    const why = report?.error ?? line?.replace(/^error: /, "") ?? `check exited ${run.exitCode}`;
     const row = failedRow(
       project,
       run.timedOut
         ? `not checked: the check took longer than ${settings.projectTimeoutMs} ms`
-        : `not checked: ${line?.replace(/^error: /, "") ?? `check exited ${run.exitCode}`}`,
+        : `not checked: ${why}`,
       stages,
     );
     return { ...row, exitCode: run.exitCode };
@@ -303,8 +316,19 @@ function rowFrom(
       core: stage.counts.core,
     })),
     failingCore: failing.map((miss) => `${miss.stage}/${miss.id}`),
-    // The check's own choice: it orders misses by the stage that taught them.
-    nextToFix: report.nextToFix ?? null,
+    // The check's own choice: it orders misses by the stage that taught them. Sources that do not
+    // parse come before any scenario.
+    nextToFix:
+      report.buildError === undefined
+        ? (report.nextToFix ?? null)
+        : {
+            stage: stages[0] ?? "",
+            id: "src/cli.ts",
+            title: "src/cli.ts does not build, so no scenario ran",
+            message: report.buildError,
+            docs: null,
+          },
+    buildError: report.buildError ?? null,
   };
 }
 

@@ -48,6 +48,7 @@ function suite(stage: StageReport, report: CheckReport): string[] {
     "course.commit": report.course.commit ?? "",
     "course.version": report.course.version,
     "project.commit": report.projectCommit ?? "",
+    seed: String(report.seed ?? ""),
     highestStagePassed: report.highestStagePassed ?? "",
     optionalPassed: (report.optionalPassed ?? []).join(","),
     mainLine: String(stage.mainLine ?? false),
@@ -127,6 +128,8 @@ export interface CheckFailure {
   project: string | null;
   projectCommit: string | null;
   stages: string[];
+  // The seed --seed named, when it named a valid one.
+  seed: number | null;
   // What the test case is: "the check ran", "src/cli.ts builds".
   name: string;
   message: string;
@@ -140,6 +143,7 @@ export function junitFailureXml(failure: CheckFailure): string {
     "course.commit": failure.course.commit ?? "",
     "course.version": failure.course.version,
     "project.commit": failure.projectCommit ?? "",
+    seed: String(failure.seed ?? ""),
     highestStagePassed: "",
   };
   const counts = { tests: 1, failures: 1, skipped: 0, errors: 0, time: seconds(0) };
@@ -169,15 +173,21 @@ export function failureSummary(failure: CheckFailure): string {
     "",
     `not checked: ${failure.name === "the check ran" ? "" : `${failure.name}: `}${failure.message}`,
     "",
-    revisions(failure.course, failure.projectCommit),
+    revisions(failure.course, failure.projectCommit, failure.seed),
   ].join("\n")}\n\n`;
 }
 
-// Which commit of the learner's was judged by which commit of the course.
-function revisions(course: CourseRevision, project: string | null | undefined): string {
+// Which commit of the learner's was judged by which commit of the course, at which seed.
+function revisions(
+  course: CourseRevision,
+  project: string | null | undefined,
+  seed: number | null | undefined,
+): string {
   const short = (commit: string | null | undefined) =>
     commit ? `\`${commit.slice(0, 12)}\`` : "not a git repository";
-  return `learner's commit: ${short(project)}; course: ${short(course.commit)} (version ${course.version})`;
+  const seeded =
+    seed === null || seed === undefined ? "" : `; seed ${seed} (\`--seed ${seed}\` repeats it)`;
+  return `learner's commit: ${short(project)}; course: ${short(course.commit)} (version ${course.version})${seeded}`;
 }
 
 function attributes(values: Record<string, string | number>): string {
@@ -214,7 +224,7 @@ export function stepSummary(report: CheckReport): string {
         ]
       : []),
     "",
-    revisions(report.course, report.projectCommit),
+    revisions(report.course, report.projectCommit, report.seed),
     "",
     "| stage | passed | core | conformance | failing core scenarios |",
     "| --- | --- | --- | --- | --- |",

@@ -2,6 +2,7 @@
 // goes, or one JSON document for a grader (its schema is check-schema.json).
 
 import { courseRevision } from "./check-course.ts";
+import type { CheckFailure } from "./check-junit.ts";
 import {
   type CheckOutput,
   type CheckReport,
@@ -33,6 +34,7 @@ export function textOutput(write: Write, colour: boolean, verbose = false): Chec
       strict = settings.strict;
       summaryOnly = settings.stages.length > 1 && !verbose;
       write(`project: ${settings.project}\ncommand: ${settings.command.join(" ")}\n`);
+      if (settings.seed !== undefined) write(`${seedLine(settings.seed)}\n`);
     },
     stage(stage, title) {
       quoted = new Set();
@@ -128,20 +130,49 @@ function nextToFixLines(report: CheckReport, colour: boolean): string[] {
   return lines;
 }
 
+// The seed a check drew from, and how to ask the same again: a learner who fixes a seeded
+// scenario checks it at the seed it missed at.
+export function seedLine(seed: number): string {
+  return `seed: ${seed} (--seed ${seed} asks the same words and file names again)`;
+}
+
+// A check that stopped before it judged anything, as the JSON document `--json` promised: no
+// stages, and the error.
+export function failureJson(failure: CheckFailure): string {
+  const report: CheckReport = {
+    version: 4,
+    course: failure.course,
+    checkedAt: failure.checkedAt,
+    project: failure.project ?? "",
+    projectCommit: failure.projectCommit,
+    seed: failure.seed,
+    command: [],
+    strict: false,
+    complete: false,
+    stages: [],
+    highestStagePassed: null,
+    optionalPassed: [],
+    nextToFix: null,
+    error: failure.message,
+  };
+  return `${JSON.stringify(report, null, 2)}\n`;
+}
+
 // A project whose sources do not parse: one failure quoting esbuild's `file:line:column: text`,
 // and no scenario run. In JSON, no stages and the message as `buildError`.
 export function buildFailure(
-  settings: Pick<CheckSettings, "project" | "strict">,
+  settings: Pick<CheckSettings, "project" | "strict" | "seed">,
   message: string,
   json: boolean,
 ): string {
   if (json) {
     const report: CheckReport = {
-      version: 3,
+      version: 4,
       course: courseRevision(),
       checkedAt: new Date().toISOString(),
       project: settings.project,
       projectCommit: projectCommit(settings.project),
+      seed: settings.seed ?? null,
       command: [],
       strict: settings.strict,
       complete: true,

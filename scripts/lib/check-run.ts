@@ -3,6 +3,7 @@
 import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import {
+  FIXED_SEED,
   findContract,
   runContract,
   type ScenarioResult,
@@ -23,6 +24,8 @@ export interface CheckSettings {
   timeoutMs: number;
   // The caller's variables the command gets beyond the allowlist (--pass-env).
   passEnv?: string[];
+  // What seeded scenarios draw their words and names from (--seed); FIXED_SEED when not given.
+  seed?: number;
 }
 
 // pass; fail (decides the stage); note (a conformance miss, which decides only with --strict).
@@ -45,6 +48,8 @@ export interface ScenarioReport {
   stderrExcerpt?: string[] | null;
   // How long the run it was judged on took (a run shared with another scenario counts for each).
   durationMs?: number;
+  // It drew its words, numbers or file names from the report's seed.
+  seeded?: boolean;
   // Set aside for the headline: a later stage of the main line replaced or dropped it, and this
   // project does what the later stage asks instead (decision 0056).
   outgrown?: boolean;
@@ -75,13 +80,16 @@ export interface NextToFix {
 }
 
 export interface CheckReport {
-  version: 3;
+  version: 4;
   // The revision of this course that judged the project, and when the check started.
   course: CourseRevision;
   checkedAt: string;
   project: string;
   // The learner's commit: `git rev-parse HEAD` in the project; null outside a git repository.
   projectCommit?: string | null;
+  // The seed the seeded scenarios drew from (--seed replays it); null when the check stopped
+  // before it read one.
+  seed?: number | null;
   command: string[];
   strict: boolean;
   // false when --only left scenarios out: no stage was checked whole, so none is "passed".
@@ -94,6 +102,9 @@ export interface CheckReport {
   nextToFix?: NextToFix | null;
   // Set, with no stages, when the project's sources did not parse and nothing ran.
   buildError?: string;
+  // Set, with no stages, when the check stopped before judging anything: a usage error (exit 2),
+  // an interruption (130), a failure of the check itself.
+  error?: string;
 }
 
 // What the text and JSON outputs are told as the check goes; scenarios arrive in contract order.
@@ -133,11 +144,12 @@ export async function runCheck(
   const complete = settings.only === undefined;
   const headline = judgeHeadline(stages, settings.strict);
   const report: CheckReport = {
-    version: 3,
+    version: 4,
     course: courseRevision(),
     checkedAt,
     project: settings.project,
     projectCommit: projectCommit(settings.project),
+    seed: settings.seed ?? FIXED_SEED,
     command: settings.command,
     strict: settings.strict,
     complete,
@@ -181,6 +193,7 @@ async function checkStage(
     signal: stop,
     sharedRuns,
     inheritEnv: inheritFilter(settings.passEnv),
+    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
     onScenario(scenario) {
       if (stop.aborted) return;
       if (scenario.run.spawnError !== undefined) {
@@ -250,6 +263,7 @@ function scenarioReport(
     stderrTail: result.passed ? null : stderrTail(result.run.stderr),
     stderrExcerpt: result.passed ? null : stderrExcerpt(result.run.stderr, settings.project),
     durationMs: Math.round(result.run.durationMs),
+    ...(result.seeded === true ? { seeded: true } : {}),
     outgrown: false,
   };
 }

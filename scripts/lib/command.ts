@@ -84,3 +84,32 @@ export async function runCommand(main: () => Promise<number>): Promise<void> {
     throw error;
   }
 }
+
+// One stage, --stages a,b (repeatable), --main-line or --all: one of them, in course order.
+export function stagesOption(
+  stage: string | undefined,
+  values: { all?: boolean; stages?: string[]; "main-line"?: boolean },
+): string[] {
+  const given = [
+    stage === undefined ? [] : [stage],
+    values.stages === undefined ? [] : ["--stages"],
+    values["main-line"] ? ["--main-line"] : [],
+    values.all ? ["--all"] : [],
+  ].flat();
+  if (given.length > 1) {
+    const [first, second] = given;
+    if (first === stage && second === "--all") {
+      throw new UsageError(`--all checks every stage: leave out ${stage}`);
+    }
+    throw new UsageError(`${first} and ${second} both name the stages: give one of them`);
+  }
+  if (values.all) return STAGES;
+  if (values["main-line"]) return MAIN_LINE;
+  if (values.stages === undefined) return [requireStage(stage)];
+  const named = values.stages.flatMap((list) => list.split(",")).map((name) => name.trim());
+  if (named.every((name) => name === "")) {
+    throw new UsageError("--stages is empty: name stages, such as --stages day-2-v3,day-3-v1");
+  }
+  for (const name of named) if (name !== "") requireStage(name);
+  return STAGES.filter((name) => named.includes(name));
+}

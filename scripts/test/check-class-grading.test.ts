@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { type ClassSettings, gradeClass, type ProjectRun } from "../lib/check-class.ts";
-import { isMainLine } from "../lib/command.ts";
+import { isMainLine, STAGES } from "../lib/command.ts";
 
 const root = mkdtempSync(join(tmpdir(), "check-class-grading-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -27,7 +27,7 @@ function report(
   extra: Record<string, unknown> = {},
 ): string {
   return JSON.stringify({
-    version: 3,
+    version: 4,
     course: { commit: null, version: "0.0.0" },
     checkedAt: "2026-01-01T00:00:00.000Z",
     project: "/p",
@@ -78,7 +78,7 @@ function classFolder(name: string, learners: string[]): { dir: string; out: stri
 }
 
 function settings(dir: string, out: string, jobs: number): ClassSettings {
-  return { dir, out, stage: undefined, checkArgs: [], jobs, projectTimeoutMs: 60_000 };
+  return { dir, out, stages: STAGES, seed: 0, checkArgs: [], jobs, projectTimeoutMs: 60_000 };
 }
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
@@ -161,26 +161,23 @@ test("the failing column and the feedback name only core misses above the headli
       { id: "fine", verdict: "pass" as const },
     ],
   };
-  const result = await gradeClass(
-    { ...settings(dir, out, 2), stage: undefined },
-    {
-      check: async () => ({
-        exitCode: 0,
-        stdout: report("day-2-v1", stages, {
-          projectCommit: "0a1b2c3d",
-          nextToFix: {
-            stage: "day-3-v1",
-            id: "read-file",
-            title: "the read-file title",
-            message: "the read_file tool should be offered",
-            docs: "docs/day-3.md#v1-reading-files",
-          },
-        }),
-        stderr: "",
-        timedOut: false,
+  const result = await gradeClass(settings(dir, out, 2), {
+    check: async () => ({
+      exitCode: 0,
+      stdout: report("day-2-v1", stages, {
+        projectCommit: "0a1b2c3d",
+        nextToFix: {
+          stage: "day-3-v1",
+          id: "read-file",
+          title: "the read-file title",
+          message: "the read_file tool should be offered",
+          docs: "docs/day-3.md#v1-reading-files",
+        },
       }),
-    },
-  );
+      stderr: "",
+      timedOut: false,
+    }),
+  });
   const [ada] = result.learners;
   expect(ada?.highestStagePassed).toBe("day-2-v1");
   expect(ada?.commit).toBe("0a1b2c3d");
@@ -282,7 +279,7 @@ test("a class checked on one optional stage scores that stage", async () => {
   const { dir, out } = classFolder("optional", ["ada"]);
   const stages = { "day-2-challenges": [{ id: "streams", verdict: "pass" as const }] };
   const result = await gradeClass(
-    { ...settings(dir, out, 1), stage: "day-2-challenges" },
+    { ...settings(dir, out, 1), stages: ["day-2-challenges"] },
     {
       check: async () => ({
         exitCode: 1,

@@ -79,7 +79,7 @@ test("day-2-v3's CLI against day-1: a case per scenario, core misses fail, notes
 
 test("markup and control characters in a program's output still make valid XML", async () => {
   const report: CheckReport = {
-    version: 3,
+    version: 4,
     course: { commit: null, version: "0.1.0" },
     checkedAt: "2026-12-01T15:00:00.000Z",
     project: "/p <&>",

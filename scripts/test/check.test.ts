@@ -52,9 +52,11 @@ test(
     const scenarios = findContract("day-2-v3")?.scenarios ?? [];
     const lines = run.stdoutLines.filter((line) => /^(PASS|FAIL|NOTE) {2}/.test(line));
     expect(lines).toEqual(scenarios.map((scenario) => `PASS  ${scenario.title}  [${scenario.id}]`));
-    expect(run.stdoutLines.slice(0, 4)).toEqual([
+    expect(run.stdoutLines.slice(0, 5)).toEqual([
       `project: ${ROOT}`,
       `command: ${BUNDLE}`,
+      // A new seed each check, unless --seed names one; the line says how to ask the same again.
+      expect.stringMatching(/^seed: (\d+) \(--seed \1 asks the same words and file names again\)$/),
       "",
       "day-2-v3: Day 2 v3: the multi-step loop",
     ]);
@@ -179,7 +181,7 @@ test(
     // The screen grows by a line a stage, not by a stage's scenarios: under 45 lines.
     const next = run.report?.nextToFix;
     expect(next?.stage).toBe("day-3-v1");
-    expect(lines.slice(2, 6)).toEqual([
+    expect(lines.slice(3, 7)).toEqual([
       "",
       "highest stage passed: day-2-v3",
       `next to fix (day-3-v1): ${next?.title}  [${next?.id}]`,
@@ -275,7 +277,7 @@ test("a first screen from a report: the stage after the highest one, or the firs
       output.stageDone(s);
     }
     output.done({
-      version: 3,
+      version: 4,
       course: { commit: null, version: "0" },
       checkedAt: "2026-12-01T00:00:00.000Z",
       project: "/p",
@@ -382,7 +384,7 @@ test("stderr with a stack: the error's first line and the project's own frames, 
 
 test("a schema miss is found: the checker below is no rubber stamp", () => {
   const report = {
-    version: 3,
+    version: 4,
     course: { commit: null, version: "0.1.0" },
     checkedAt: "2026-12-01T15:00:00.000Z",
     project: "/p",
@@ -393,6 +395,7 @@ test("a schema miss is found: the checker below is no rubber stamp", () => {
   };
   expect(schemaErrors(report, SCHEMA)).toEqual([
     "$: missing projectCommit",
+    "$: missing seed",
     "$: missing highestStagePassed",
     "$: missing optionalPassed",
     "$: missing nextToFix",
@@ -405,7 +408,7 @@ test("a schema miss is found: the checker below is no rubber stamp", () => {
     "$.stages.0: missing reached",
     "$.stages.0: missing durationMs",
   ]);
-  const whole = { ...report, projectCommit: null, optionalPassed: [], nextToFix: null };
+  const whole = { ...report, projectCommit: null, seed: 7, optionalPassed: [], nextToFix: null };
   expect(schemaErrors({ ...whole, stages: [], highestStagePassed: 3, x: 1 }, SCHEMA)).toEqual([
     "$: unexpected x",
     "$.highestStagePassed: expected string,null",

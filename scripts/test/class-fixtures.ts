@@ -1,7 +1,9 @@
-// A class of learners' projects as an instructor gets them, for the class-grading tests: a
-// finished Day 2 TypeScript project (day-2-v3's sources, installed), the same with each
-// tool_result in its own user message, a standard-library Python project, and a TypeScript
-// project nobody installed. Each says how it starts in agent-code.check.json.
+// A class of learners' projects as an instructor gets them, for the class-grading tests (issue #44's
+// class of five): a finished Day 2 TypeScript project (day-2-v3's sources, installed), which has
+// outgrown Day 2 v1's no-tools answer; the same with one bug (each tool_result in its own user
+// message); a standard-library Python project; one whose sources do not parse; and one whose echo
+// tool answers `hi`, the word the pages show, whatever it is asked. Each says how it starts in
+// agent-code.check.json.
 import { cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { stageDir } from "../lib/command.ts";
@@ -9,11 +11,14 @@ import { AGENT_CODE } from "./python-agent-code.ts";
 
 const ONE_MESSAGE = 'messages.push({ role: "user", content: results });';
 const EACH_ITS_OWN = 'for (const r of results) messages.push({ role: "user", content: [r] });';
+const ECHO = 'return String(args.text ?? "");';
+const ECHO_LEARNT = 'return "hi";';
 
-// A stage's sources as a learner's project, with one edit to src/agent.ts when given.
+// A stage's sources as a learner's project, with one edit to a file of src/ (agent.ts unless
+// `file` names another) when given.
 export function typescriptProject(
   dir: string,
-  options: { stage: string; installed: boolean; edit?: [string, string] },
+  options: { stage: string; installed: boolean; edit?: [string, string]; file?: string },
 ): void {
   const { installed, edit } = options;
   const STAGE = stageDir(options.stage);
@@ -31,9 +36,10 @@ export function typescriptProject(
     }
   }
   if (edit !== undefined) {
-    const file = join(dir, "src", "agent.ts");
+    const name = options.file ?? "agent.ts";
+    const file = join(dir, "src", name);
     const text = readFileSync(file, "utf8");
-    if (text.split(edit[0]).length !== 2) throw new Error(`agent.ts must hold once: ${edit[0]}`);
+    if (text.split(edit[0]).length !== 2) throw new Error(`${name} must hold once: ${edit[0]}`);
     writeFileSync(
       file,
       text.replace(edit[0], () => edit[1]),
@@ -49,7 +55,18 @@ export function writeClass(dir: string, options: { python: boolean }): void {
     installed: true,
     edit: [ONE_MESSAGE, EACH_ITS_OWN],
   });
-  typescriptProject(join(dir, "dana"), { stage, installed: false });
+  // A `(` too many: esbuild stops at src/agent.ts.
+  typescriptProject(join(dir, "dana"), {
+    stage,
+    installed: true,
+    edit: [ONE_MESSAGE, `${ONE_MESSAGE}(`],
+  });
+  typescriptProject(join(dir, "eve"), {
+    stage,
+    installed: true,
+    file: "tools.ts",
+    edit: [ECHO, ECHO_LEARNT],
+  });
   if (options.python) pythonProject(join(dir, "chen"));
 }
 

@@ -11,6 +11,7 @@ import {
   sameJson,
   toolCalls,
 } from "../src/judgements.ts";
+import { drawWord, type Seeded } from "../src/vary.ts";
 
 const CLI = "docs/day-1.md#v1-an-echo-cli";
 const MOCK = "docs/day-1.md#v2-a-mock-model";
@@ -19,6 +20,11 @@ const REPL = "docs/day-1.md#the-repl-and-the-working-directory";
 
 // Lines every mock of the course material echoes as they are.
 const REPL_LINES = "one\ntwo\n";
+
+// The one-word prompt of echo-round-trip: `hi`, or a word drawn from the run's seed.
+function greeting(context: Seeded): string {
+  return drawWord(context, "day-1/greeting", "hi");
+}
 
 export const day1: Contract = {
   stage: "day-1",
@@ -29,22 +35,23 @@ export const day1: Contract = {
       title: "one prompt runs one echo tool round",
       level: "core",
       // A prompt with nothing to strip: every mock of the course material echoes it as it is.
-      args: ["hi"],
+      // Seeded: `hi` on the pages, another word at another seed.
+      args: (context) => [greeting(context)],
       judgements: [
         exitCode(LOOP, 0, "a finished run exits 0"),
         judge(
           LOOP,
-          'expected exactly one `tool_call: echo {"text":"hi"}` line',
+          "expected exactly one `tool_call: echo` line whose text is the prompt",
           (o) =>
             toolCalls(o).length === 1 &&
             toolCalls(o)[0]?.name === "echo" &&
-            sameJson(toolCalls(o)[0]?.arguments, { text: "hi" }),
+            sameJson(toolCalls(o)[0]?.arguments, { text: greeting(o.context) }),
         ),
-        judge(LOOP, "expected `observation: hi` after the tool call", (o) =>
-          sameJson(observations(o), ["hi"]),
+        judge(LOOP, "expected `observation: <the prompt>` after the tool call", (o) =>
+          sameJson(observations(o), [greeting(o.context)]),
         ),
-        judge(LOOP, "the last trace line should be `final: …` and mention `hi`", (o) =>
-          (finalText(o) ?? "").includes("hi"),
+        judge(LOOP, "the last trace line should be `final: …` and mention the prompt", (o) =>
+          (finalText(o) ?? "").includes(greeting(o.context)),
         ),
       ],
     },

@@ -11,6 +11,7 @@ import {
   reachedServer,
 } from "../src/judgements.ts";
 import type { Step } from "../src/server.ts";
+import { drawNumber, drawWord, FIXED_SEED, type Seeded } from "../src/vary.ts";
 
 const SETUP = "docs/day-2.md#setup";
 const V1 = "docs/day-2.md#v1-the-real-model";
@@ -19,6 +20,15 @@ const ERRORS = "docs/day-2.md#errors-a-user-can-act-on";
 
 const PROMPT = "Hi, introduce yourself in one sentence";
 const ANSWER = "I am a coding assistant that reads code and helps you change it.";
+
+// The model's one-line answer: ANSWER on the pages, a sentence with a drawn name and number at
+// another seed, so that printing ANSWER without asking the model fails.
+function answerOf(context: Seeded): string {
+  if (context.seed === FIXED_SEED) return ANSWER;
+  const name = drawWord(context, "day-2-v1/name", "");
+  const files = drawNumber(context, "day-2-v1/files", 0, [2, 99]);
+  return `I am ${name}, a coding assistant; I have read ${files} files.`;
+}
 const CANARY = "sk-canary-never-print-me";
 // A model slow to answer, and a Ctrl-C once the request has arrived. A run shorter than the
 // answer's hold ended before the answer came, however slowly a busy machine started it.
@@ -85,7 +95,7 @@ export const day2v1: Contract = {
       title: "one request with the prompt, and the model's text as the final answer",
       level: "core",
       args: [PROMPT],
-      server: { steps: [{ content: [{ type: "text", text: ANSWER }] }] },
+      server: { steps: (context) => [{ content: [{ type: "text", text: answerOf(context) }] }] },
       judgements: [
         reachedServer(SETUP),
         exitCode(V1, 0, "a finished run exits 0"),
@@ -106,7 +116,7 @@ export const day2v1: Contract = {
         judge(
           V1,
           "the final line should be `final: ` and the model's text",
-          (o) => finalText(o) === ANSWER,
+          (o) => finalText(o) === answerOf(o.context),
         ),
       ],
     },

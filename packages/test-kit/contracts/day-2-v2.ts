@@ -13,6 +13,7 @@ import {
   toolResults,
 } from "../src/judgements.ts";
 import type { Step } from "../src/server.ts";
+import { drawWord, type Seeded } from "../src/vary.ts";
 import { day2v1, NOT_THE_API_IDS } from "./day-2-v1.ts";
 import { answerWithResults, DATE_PATTERN, rawReply } from "./shared.ts";
 
@@ -26,6 +27,11 @@ const DATE_PROMPT = "What's today's date? Use the system_date tool.";
 
 // The blocks a tool-use reply holds, with ids fixed so judgements can name them.
 const DATE_CALL = { type: "tool_use", id: "toolu_date_1", name: "system_date", input: {} } as const;
+// The word parallel-tool-calls asks echo for: ECHO_CALL's `hi` on the pages, drawn at another seed.
+function echoed(context: Seeded): string {
+  return drawWord(context, "day-2-v2/echo", "hi");
+}
+
 const ECHO_CALL = {
   type: "tool_use",
   id: "toolu_echo_1",
@@ -151,8 +157,14 @@ export const day2v2: Contract = {
       id: "parallel-tool-calls",
       title: "two tool_use blocks in one response: both results in ONE user message",
       level: "core",
-      args: ["Tell me the date and echo hi. Use both tools."],
-      server: { steps: [{ content: [ECHO_CALL, DATE_CALL] }, answerWithResults] },
+      // Seeded: `hi` on the pages, another word for the echo at another seed.
+      args: (context) => [`Tell me the date and echo ${echoed(context)}. Use both tools.`],
+      server: {
+        steps: (context) => [
+          { content: [{ ...ECHO_CALL, input: { text: echoed(context) } }, DATE_CALL] },
+          answerWithResults,
+        ],
+      },
       judgements: [
         exitCode(ONE_MESSAGE, 0, "a finished run exits 0"),
         judge(
@@ -184,6 +196,12 @@ export const day2v2: Contract = {
             );
           },
         ),
+        judge(ONE_MESSAGE, "the echo's tool_result should hold the text the model gave it", (o) => {
+          const result = toolResults(secondRequestMessages(o)[2]).find(
+            (block) => block.tool_use_id === ECHO_CALL.id,
+          );
+          return contentText(result?.content).includes(echoed(o.context));
+        }),
         // Only the order inside the message: where the results sit is the judgement above's.
         judge(ONE_MESSAGE, "the tool_result blocks should come first in that user message", (o) => {
           const content = (secondRequestMessages(o)[2] as { content?: { type?: string }[] })

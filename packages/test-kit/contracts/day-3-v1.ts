@@ -18,6 +18,7 @@ import {
 } from "../src/judgements.ts";
 import type { FileEntry } from "../src/scenario-folder.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
+import { drawName, drawNumber, drawWord, type Seeded } from "../src/vary.ts";
 import { TAVILY_CANARY } from "../src/web-server.ts";
 import { day2v3 } from "./day-2-v3.ts";
 import { answerWithResults } from "./shared.ts";
@@ -30,6 +31,15 @@ const LISTING = "docs/day-3.md#one-folder-at-a-time";
 // The text of <dir>/secret.txt, outside the working directory: easy to spot in any request.
 export const OUTSIDE_SECRET = "outside-secret-3f9a: the working directory leaks";
 export const NOTES = "The notes say: 4217 apples are in the cellar.";
+
+// The file read-file reads: notes.txt and NOTES on the pages, a drawn name, number and word at
+// another seed.
+function seededNotes(context: Seeded): { name: string; text: string } {
+  const name = `${drawName(context, "day-3-v1/notes", "notes")}.txt`;
+  const count = drawNumber(context, "day-3-v1/count", 4217, [1000, 9999]);
+  const what = drawWord(context, "day-3-v1/what", "apples");
+  return { name, text: `The notes say: ${count} ${what} are in the cellar.` };
+}
 
 // The working directory every Day 3 scenario gives the CLI with -C.
 export function workDir(context: ScenarioContext): string {
@@ -114,7 +124,8 @@ interface FileScenario {
   // The prompt, or a prompt that names a path of this run's folder.
   prompt: string | ((context: ScenarioContext) => string);
   steps: Step[];
-  files?: Record<string, FileEntry>;
+  // Files beside baseFiles(), or files built per run (a seeded name).
+  files?: Record<string, FileEntry> | ((context: ScenarioContext) => Record<string, FileEntry>);
   platforms?: NodeJS.Platform[];
   judgements: Judgement[];
 }
@@ -130,7 +141,10 @@ export function fileScenario(spec: FileScenario): Scenario {
       typeof spec.prompt === "string" ? spec.prompt : spec.prompt(context),
     ],
     server: { steps: spec.steps },
-    files: () => ({ ...baseFiles(), ...spec.files }),
+    files: (context) => ({
+      ...baseFiles(),
+      ...(typeof spec.files === "function" ? spec.files(context) : spec.files),
+    }),
     ...(spec.platforms === undefined ? {} : { platforms: spec.platforms }),
     judgements: [...spec.judgements, ...boundaryJudgements()],
   };
@@ -202,13 +216,18 @@ export const day3v1: Contract = {
       id: "read-file",
       title: "read_file of a file inside the working directory: its text goes to the model",
       level: "core",
-      prompt: "Read notes.txt",
-      steps: oneCall("read_file", { path: "notes.txt" }),
+      // Seeded: notes.txt on the pages; at another seed, another file that says something else.
+      prompt: (context) => `Read ${seededNotes(context).name}`,
+      steps: READ_NAMED,
+      files: (context) => {
+        const { name, text } = seededNotes(context);
+        return { [`work/${name}`]: `${text}\n` };
+      },
       judgements: [
         reachedServer(BOUNDARY),
         exitCode(BOUNDARY, 0, "a finished run exits 0"),
         judge(BOUNDARY, "the next request should carry the file's text as the tool's result", (o) =>
-          (theResult(o)?.text ?? "").includes(NOTES),
+          (theResult(o)?.text ?? "").includes(seededNotes(o.context).text),
         ),
       ],
     }),

@@ -13,6 +13,7 @@ import {
 } from "../src/judgements.ts";
 import type { FileEntry } from "../src/scenario-folder.ts";
 import type { Step } from "../src/server.ts";
+import { drawName, drawNumber, drawWord, FIXED_SEED, type Seeded } from "../src/vary.ts";
 import { day3v1, fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 
 const SEARCH = "docs/day-3.md#v2-one-walk-for-every-search";
@@ -30,6 +31,34 @@ const SEARCH_FILES: Record<string, FileEntry> = {
   // "needle" then NUL bytes: a binary that a plain text search would match.
   "work/logo.bin": new Uint8Array([0x6e, 0x65, 0x65, 0x64, 0x6c, 0x65, 0, 0, 0, 1]),
 };
+
+// What grep-basic looks for: `needle` in SEARCH_FILES on the pages; at another seed a drawn word
+// on drawn lines of two files with drawn names, beside SEARCH_FILES (which never hold it).
+function seededNeedle(context: Seeded): {
+  word: string;
+  files: Record<string, string>;
+  hits: string[];
+} {
+  const word = drawWord(context, "day-3-v2/needle", "needle");
+  const first = `${drawName(context, "day-3-v2/first", "a")}.ts`;
+  const second = `b/${drawName(context, "day-3-v2/second", "c")}.ts`;
+  const lines = [
+    drawNumber(context, "day-3-v2/first-line", 2, [1, 6]),
+    drawNumber(context, "day-3-v2/second-line", 5, [1, 6]),
+  ] as const;
+  const hits = [`${first}:${lines[0]}:`, `${second}:${lines[1]}:`];
+  if (context.seed === FIXED_SEED) return { word, files: {}, hits };
+  // The word on its line, other lines that do not hold it.
+  const text = (line: number) =>
+    Array.from({ length: 6 }, (_, n) =>
+      n + 1 === line ? `export const ${word} = ${n};` : `// line ${n + 1}`,
+    ).join("\n");
+  return {
+    word,
+    files: { [`work/${first}`]: `${text(lines[0])}\n`, [`work/${second}`]: `${text(lines[1])}\n` },
+    hits,
+  };
+}
 
 interface SearchScenario {
   id: string;
@@ -96,18 +125,23 @@ export const day3v2: Contract = {
         ),
       ],
     }),
-    searchScenario({
+    fileScenario({
       id: "grep-basic",
-      title: "grep needle finds a.ts line 2 and b/c.ts line 5",
+      title: "grep finds each line a word is on (on the pages: needle, a.ts line 2, b/c.ts line 5)",
       level: "core",
-      prompt: "Where is needle defined?",
-      steps: GREP_NEEDLE,
+      prompt: (context) => `Where is ${seededNeedle(context).word} defined?`,
+      steps: oneCall("grep", (prompt) => ({ pattern: prompt.split(" ")[2] })),
+      files: (context) => ({ ...SEARCH_FILES, ...seededNeedle(context).files }),
       judgements: [
         exitCode(SEARCH, 0, "a finished run exits 0"),
-        judge(SEARCH, "expected lines starting `a.ts:2:` and `b/c.ts:5:`", (o) => {
-          const lines = resultLines(o);
-          return hasMatch(lines, "a.ts:2:") && hasMatch(lines, "b/c.ts:5:");
-        }),
+        judge(
+          SEARCH,
+          "expected a line starting `<file>:<line>:` for each place the word is",
+          (o) => {
+            const lines = resultLines(o);
+            return seededNeedle(o.context).hits.every((hit) => hasMatch(lines, hit));
+          },
+        ),
       ],
     }),
     searchScenario({

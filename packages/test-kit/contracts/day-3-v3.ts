@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Contract, Judgement, Observed, Scenario, ScenarioContext } from "../src/contract.ts";
 import { judge, noRequestCarries, observations, offeredTools } from "../src/judgements.ts";
+import { drawNumber, drawWord, FIXED_SEED, type Seeded } from "../src/vary.ts";
 import type { WebRoutes } from "../src/web-server.ts";
 import { fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
@@ -29,14 +30,26 @@ const SCRIPT_CALL = "evil_4b1d()";
 const PNG_MARKER = "png-body-9e2c";
 const METADATA = "metadata-secret-51f0";
 
-const PAGE_HTML = `<!doctype html>
-<html><head><title>Fixture Title</title>
+const PAGE_HTML = pageHtml("Fixture Title");
+
+function pageHtml(title: string): string {
+  return `<!doctype html>
+<html><head><title>${title}</title>
 <style>.hidden { display: none }</style>
 <script>${SCRIPT_CALL}</script></head>
-<body><h1>Fixture Title</h1>
+<body><h1>${title}</h1>
 <p>The fixture page says <b>hello</b>. Read the <a href="/docs/next">next page</a>.</p>
 <img src="/logo.png" alt="logo">
 </body></html>`;
+}
+
+// The title of fetch-html's page: `Fixture Title` on the pages, a drawn word and number at another
+// seed.
+function seededTitle(context: Seeded): string {
+  const word = drawWord(context, "day-3-v3/title", "Fixture");
+  const number = drawNumber(context, "day-3-v3/number", 0, [100, 999]);
+  return context.seed === FIXED_SEED ? "Fixture Title" : `${word} report ${number}`;
+}
 
 // What the fake web serves in every v3 scenario. Built per run: the refused redirect names the
 // web's own port.
@@ -67,6 +80,8 @@ interface FetchScenario {
   // The URL the model asks for: a path on the fake web, or any URL built from the run.
   url: string | ((context: ScenarioContext) => string);
   env?: Scenario["env"];
+  // The fake web's routes, when not `routes`.
+  routes?: (context: ScenarioContext) => WebRoutes;
   judgements: Judgement[];
 }
 
@@ -88,7 +103,7 @@ function fetchScenario(spec: FetchScenario): Scenario {
   return {
     ...base,
     server: { steps: (context) => oneCall("web_fetch", { url: urlOf(spec, context) }) },
-    web: { routes },
+    web: { routes: spec.routes ?? routes },
     ...(spec.env === undefined ? {} : { env: spec.env }),
   };
 }
@@ -128,11 +143,16 @@ export const day3v3: Contract = {
       title: "web_fetch of an HTML page: its text reaches the model, its markup and script do not",
       level: "core",
       url: "/page",
+      // Seeded: the page's title is drawn.
+      routes: (context) => ({
+        ...routes(context),
+        "/page": { type: "text/html; charset=utf-8", body: pageHtml(seededTitle(context)) },
+      }),
       judgements: [
         offered,
         ...wentOn(PAGES),
-        judge(PAGES, "the page's text `Fixture Title` should reach the model", (o) =>
-          resultText(o).includes("Fixture Title"),
+        judge(PAGES, "the page's text (its title) should reach the model", (o) =>
+          resultText(o).includes(seededTitle(o.context)),
         ),
         judge(PAGES, "the page's markup (`<p>`, `<h1>`) should not reach the model", (o) => {
           const text = resultText(o);

@@ -19,6 +19,7 @@ import {
 import type { FileEntry } from "../src/scenario-folder.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
 import type { StepResult } from "../src/server-steps.ts";
+import { drawName, drawNumber, drawWord, FIXED_SEED, type Seeded } from "../src/vary.ts";
 import { fileScenario } from "./day-3-v1.ts";
 import { day3v4 } from "./day-3-v4.ts";
 import { answerWithResults, lastResultTexts, namesEveryToolOffered } from "./shared.ts";
@@ -55,7 +56,7 @@ export interface WriteScenario {
   // What the person types: answers, and in a REPL the prompts. Undefined: nothing, end of input.
   stdin: string;
   steps: Step[] | ((context: ScenarioContext) => Step[]);
-  files?: Record<string, FileEntry>;
+  files?: Record<string, FileEntry> | ((context: ScenarioContext) => Record<string, FileEntry>);
   platforms?: NodeJS.Platform[];
   // No prompt on the command line: the REPL reads its lines from stdin.
   repl?: boolean;
@@ -145,6 +146,14 @@ export function askedNothing(docs: string): Judgement {
 }
 
 const WRITE_NEW: Call = ["file_write", { file_path: "new.txt", content: "hello\n" }];
+
+// What write-new-yes writes: WRITE_NEW on the pages, a drawn name and text at another seed.
+function seededNewFile(context: Seeded): { name: string; text: string } {
+  const name = `${drawName(context, "day-4-v1/new", "new")}.txt`;
+  const word = drawWord(context, "day-4-v1/word", "hello");
+  const count = drawNumber(context, "day-4-v1/count", 0, [2, 9]);
+  return { name, text: context.seed === FIXED_SEED ? "hello\n" : `${word} x${count}\n` };
+}
 const READ_A: Call = ["read_file", { path: "a.txt" }];
 const YES = "y\n";
 
@@ -178,11 +187,18 @@ export const day4v1: Contract = {
       title: "file_write of a new file, answered y: the file has the content",
       level: "core",
       stdin: YES,
-      steps: turns(WRITE_NEW),
+      // Seeded: new.txt holding `hello` on the pages, a drawn name and word at another seed.
+      steps: (context) => {
+        const { name, text } = seededNewFile(context);
+        return turns(["file_write", { file_path: name, content: text }]);
+      },
       judgements: [
         offered(V1, "file_write"),
         exitCode(V1, 0, "a finished run exits 0"),
-        hasText(V1, "work/new.txt", "hello\n", "a yes writes"),
+        judge(V1, "a yes writes: the new file should hold the content the model sent", (o) => {
+          const { name, text } = seededNewFile(o.context);
+          return fileText(o, `work/${name}`) === text;
+        }),
       ],
     }),
     writeScenario({

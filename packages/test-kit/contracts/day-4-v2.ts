@@ -6,8 +6,9 @@
 import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Contract, ScenarioContext } from "../src/contract.ts";
-import { exitCode, judge } from "../src/judgements.ts";
+import { exitCode, fileText, judge } from "../src/judgements.ts";
 import type { Step } from "../src/server.ts";
+import { drawName, drawWord, type Seeded } from "../src/vary.ts";
 import {
   askedNothing,
   type Call,
@@ -34,6 +35,25 @@ const edit = (input: Record<string, unknown>): Call => [
   { file_path: "e.txt", ...input },
 ];
 const TWO_TO_2 = edit({ old_string: "two", new_string: "2" });
+
+// What edit-yes changes: `two` to `2` in FILE on the pages; at another seed a drawn word (once in
+// the file) to a drawn name, between two lines of another word.
+function seededEdit(context: Seeded): {
+  before: string;
+  old: string;
+  replacement: string;
+  after: string;
+} {
+  const around = drawWord(context, "day-4-v2/around", "one");
+  const old = drawName(context, "day-4-v2/old", "two");
+  const replacement = drawWord(context, "day-4-v2/new", "2");
+  return {
+    before: `${around}\n${old}\n${around}\n`,
+    old,
+    replacement,
+    after: `${around}\n${replacement}\n${around}\n`,
+  };
+}
 const YES = "y\n";
 
 // Someone else rewrites e.txt (or only touches it) between the model's read and its edit.
@@ -54,12 +74,20 @@ export const day4v2: Contract = {
       title: "read e.txt, replace `two` by `2`, answered y: the file is edited",
       level: "core",
       stdin: YES,
-      files: FILE,
-      steps: turns(READ_E, TWO_TO_2),
+      // Seeded: the words of e.txt and the replacement are drawn at another seed.
+      files: (context) => ({ "work/e.txt": seededEdit(context).before }),
+      steps: (context) => {
+        const { old, replacement } = seededEdit(context);
+        return turns(READ_E, edit({ old_string: old, new_string: replacement }));
+      },
       judgements: [
         offered(V2, "file_edit"),
         exitCode(V2, 0, "a finished run exits 0"),
-        hasText(V2, "work/e.txt", "one\n2\none\n", "a yes edits"),
+        judge(
+          V2,
+          "a yes edits: e.txt should hold the one replacement, nothing else changed",
+          (o) => fileText(o, "work/e.txt") === seededEdit(o.context).after,
+        ),
       ],
     }),
     writeScenario({

@@ -26,6 +26,7 @@ import {
 import type { FileEntry } from "../src/scenario-folder.ts";
 import type { Step } from "../src/server.ts";
 import type { StepResult } from "../src/server-steps.ts";
+import { drawName, drawWord, type Seeded } from "../src/vary.ts";
 import { TAVILY_CANARY } from "../src/web-server.ts";
 import { baseFiles, fileScenario } from "./day-3-v1.ts";
 import { absent, type Call, offered, resultIs, turn, turns, wentOn } from "./day-4-v1.ts";
@@ -47,6 +48,15 @@ const YES = "y\n";
 // What the bash tool was called with: a command line, and seconds when the scenario sets them.
 export function bash(command: string, timeout?: number): Call {
   return ["bash", timeout === undefined ? { command } : { command, timeout }];
+}
+
+// What bash-yes prints, joined by `-`: `hello` and `bash` on the pages, two drawn words at another
+// seed (a word and a name, so never the same twice).
+function seededWords(context: Seeded): [string, string] {
+  return [
+    drawWord(context, "day-5-v1/first", "hello"),
+    drawName(context, "day-5-v1/second", "bash"),
+  ];
 }
 
 // What the n-th call of bash (from 0) sent back to the model, or "" when nothing came back.
@@ -149,14 +159,21 @@ export const day5v1: Contract = {
       title: "bash answered y: the command runs and its output reaches the model",
       level: "core",
       stdin: YES,
-      steps: turns(bash("printf '%s-%s\\n' hello bash")),
+      // Seeded: `hello bash` on the pages, two drawn words at another seed.
+      steps: (context) => {
+        const [first, second] = seededWords(context);
+        return turns(bash(`printf '%s-%s\\n' ${first} ${second}`));
+      },
       judgements: [
         offered(V1, "bash"),
         exitCode(V1, 0, "a finished run exits 0"),
         judge(
           V1,
-          "the command's output `hello-bash` should reach the model in the second request",
-          (o) => sentResults(o.requests[1]).some((result) => result.text.includes("hello-bash")),
+          "the command's output (`hello-bash` on the pages) should reach the model in the second request",
+          (o) => {
+            const printed = seededWords(o.context).join("-");
+            return sentResults(o.requests[1]).some((result) => result.text.includes(printed));
+          },
         ),
       ],
     }),

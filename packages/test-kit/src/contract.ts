@@ -22,6 +22,7 @@ import {
 } from "./scenario-folder.ts";
 import { type FakeServer, type RecordedRequest, type Step, startFakeServer } from "./server.ts";
 import type { TraceEntry } from "./trace.ts";
+import { FIXED_SEED } from "./vary.ts";
 import {
   startFakeWeb,
   TAVILY_CANARY,
@@ -49,6 +50,9 @@ export interface ScenarioContext {
   serverUrl?: string;
   // The fake web's base URL, when the scenario has a web.
   webUrl?: string;
+  // The run's seed: a scenario draws its words, numbers and file names from it (src/vary.ts), and
+  // judges by drawing them again. Reading it marks the result `seeded`.
+  seed: number;
 }
 
 export interface Observed {
@@ -174,6 +178,9 @@ export interface RunContractOptions {
   // Which of the caller's variables the command inherits (runCli's `inherit`): all but the leaky
   // ones when not given. `pnpm check` passes an allowlist.
   inheritEnv?: (name: string) => boolean;
+  // The seed seeded scenarios draw from (src/vary.ts); FIXED_SEED when not given. Runs at two
+  // seeds never share: give each seed its own `sharedRuns`.
+  seed?: number;
 }
 
 /** Runs by their inputs (runKey), for RunContractOptions.sharedRuns. */
@@ -186,6 +193,8 @@ export interface ScenarioRun {
   env: EnvOverrides;
   // The scenario's secrets, as built for this run.
   secrets?: string[];
+  // Whether the scenario has read the run's seed so far (building its inputs, or judging).
+  readSeed: () => boolean;
 }
 
 export interface ScenarioResult {
@@ -201,6 +210,8 @@ export interface ScenarioResult {
   skipped?: string;
   // What a learner should know that no judgement decides (a process left running).
   notes?: string[];
+  // The scenario drew from the seed: at another seed it asks for other words and numbers.
+  seeded?: boolean;
   run: CliRun;
   requests: RecordedRequest[];
 }
@@ -324,6 +335,8 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
   const web = scenario.web
     ? await startFakeWeb(scenario.web.search ? { search: scenario.web.search } : {})
     : undefined;
+  const seed = options.seed ?? FIXED_SEED;
+  let readSeed = false;
   const context: ScenarioContext = {
     dir,
     file: join(dir, "not-a-directory.txt"),
@@ -331,6 +344,10 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
     home: join(dir, HOME),
     ...(server === undefined ? {} : { serverUrl: server.url }),
     ...(web === undefined ? {} : { webUrl: web.url }),
+    get seed() {
+      readSeed = true;
+      return seed;
+    },
   };
   const finished = new AbortController();
   try {
@@ -411,6 +428,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       run,
       observed,
       env,
+      readSeed: () => readSeed,
       ...(secrets === undefined
         ? {}
         : { secrets: typeof secrets === "function" ? secrets(context) : secrets }),
@@ -424,7 +442,10 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
 }
 
 // Judgements read what the run showed, never the scenario's directory, which is gone by now.
-function judged(scenario: Scenario, { run, observed, env, secrets }: ScenarioRun): ScenarioResult {
+function judged(
+  scenario: Scenario,
+  { run, observed, env, secrets, readSeed }: ScenarioRun,
+): ScenarioResult {
   const { requests } = observed;
   const failures = run.timedOut
     ? [{ message: "the run did not finish in time and was stopped", docs: "" }]
@@ -447,6 +468,7 @@ function judged(scenario: Scenario, { run, observed, env, secrets }: ScenarioRun
     ...(rejected && !rejected.verdict.accepted ? { serverText: rejected.verdict.message } : {}),
     timedOut: run.timedOut,
     ...(notes.length > 0 ? { notes } : {}),
+    ...(readSeed() ? { seeded: true } : {}),
     run,
     requests,
   };

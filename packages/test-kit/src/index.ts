@@ -98,6 +98,17 @@ export { type Swapper, type SwapSource, startSwapper } from "./swapper.ts";
 export { parseArguments, parsePythonLiteral, parseTrace, type TraceEntry } from "./trace.ts";
 export { type ValidateOptions, type Violation, validateRequest } from "./validator.ts";
 export {
+  drawName,
+  drawNumber,
+  drawWord,
+  FIXED_SEED,
+  MAX_SEED,
+  parseSeed,
+  randomSeed,
+  type Seeded,
+  secondSeed,
+} from "./vary.ts";
+export {
   BRAVE_CANARY,
   type FakeWeb,
   type FakeWebOptions,

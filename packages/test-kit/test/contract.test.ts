@@ -16,6 +16,7 @@ import {
   type SharedRuns,
 } from "../src/contract.ts";
 import { judge } from "../src/judgements.ts";
+import { drawWord } from "../src/vary.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "wrong-cli-"));
 
@@ -59,17 +60,56 @@ test("a wrong trace fails with the judgement's message and docs link", async () 
   expect(result.passed).toBe(false);
   expect(result.scenarios[0]?.failures).toEqual([
     {
-      message: 'expected exactly one `tool_call: echo {"text":"hi"}` line',
+      message: "expected exactly one `tool_call: echo` line whose text is the prompt",
       docs: "docs/day-1.md#v3-tools-and-the-loop",
     },
     {
-      message: "expected `observation: hi` after the tool call",
+      message: "expected `observation: <the prompt>` after the tool call",
       docs: "docs/day-1.md#v3-tools-and-the-loop",
     },
     {
-      message: "the last trace line should be `final: …` and mention `hi`",
+      message: "the last trace line should be `final: …` and mention the prompt",
       docs: "docs/day-1.md#v3-tools-and-the-loop",
     },
+  ]);
+}, 30_000);
+
+// The CLIs above echo a hard-coded `hi`, the word the pages show (seed 0). At another seed the
+// scenario asks for another word: a hard-coded answer fails, the echo of the prompt passes, and
+// both results say the scenario drew from the seed.
+test("a seeded scenario catches an answer hard-coded for the pages' seed", async () => {
+  const honest = fakeCli("honest", echoCli().replace('const text = "hi";', "const text = prompt;"));
+  const outcomes = [];
+  for (const [command, seed] of [
+    [fakeCli("hard-coded", echoCli()), 0],
+    [fakeCli("hard-coded", echoCli()), 7],
+    [honest, 0],
+    [honest, 7],
+  ] as const) {
+    const result = await runContract("day-1", { command, seed, only: ["echo-round-trip"] });
+    const [scenario] = result.scenarios;
+    const call = scenario?.run.trace[0];
+    const echoed = call?.kind === "tool_call" ? call.arguments : undefined;
+    outcomes.push([seed, scenario?.passed, scenario?.seeded, echoed]);
+  }
+  const seven = drawWord({ seed: 7 }, "day-1/greeting", "hi");
+  expect(seven).not.toBe("hi");
+  expect(outcomes).toEqual([
+    [0, true, true, { text: "hi" }],
+    [7, false, true, { text: "hi" }],
+    [0, true, true, { text: "hi" }],
+    [7, true, true, { text: seven }],
+  ]);
+}, 30_000);
+
+test("a scenario that never reads the seed is not marked seeded", async () => {
+  const result = await runContract("day-1", {
+    command: fakeCli("right", echoCli()),
+    seed: 7,
+    only: ["exact-output"],
+  });
+  expect(result.scenarios.map((scenario) => [scenario.passed, scenario.seeded])).toEqual([
+    [true, undefined],
   ]);
 }, 30_000);
 
