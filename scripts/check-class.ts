@@ -10,16 +10,20 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { MAX_SEED, parseSeed, randomSeed } from "@agent-code/test-kit";
 import { type ClassSettings, defaultOut, gradeClass, refuseOverwrite } from "./lib/check-class.ts";
+import { classJunitXml } from "./lib/check-class-output.ts";
+import { courseRevision } from "./lib/check-course.ts";
+import { junitFailureXml } from "./lib/check-junit.ts";
 import { runCommand, STAGES, stagesOption, UsageError } from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check:class <dir-of-projects> [--stage <stage> | --stages <a,b,…> | --main-line] [--out <dir>] [--force] [--jobs <n>] [--cmd "<command>"] [--timeout-ms <ms>] [--pass-env <name>] [--strict] [--seed <n>]';
+  'usage: pnpm check:class <dir-of-projects> [--stage <stage> | --stages <a,b,…> | --main-line] [--out <dir>] [--force] [--jobs <n>] [--cmd "<command>"] [--timeout-ms <ms>] [--pass-env <name>] [--strict] [--seed <n>] [--reporter text|junit]';
 
 const HELP = `${USAGE}
 
 Checks every project in a folder (each says how it starts in agent-code.check.json) and writes,
 under --out (by default <dir-of-projects>-grades beside the folder):
   class.md, class.json   one row per learner: highest stage passed, points, core per stage
+  class.xml              JUnit XML: a suite per learner, a case per stage (failed: not reached)
   points.csv             learner, highest_stage_passed, points_awarded, points_available
   reports/<learner>.json that project's pnpm check --json report
   reports/<learner>.md   a short feedback page: where the learner stands, the next thing to fix
@@ -36,6 +40,7 @@ under --out (by default <dir-of-projects>-grades beside the folder):
   --strict            conformance scenarios decide too
   --seed <n>          the seed every project's seeded scenarios draw from (default: a new one
                       for the class, the same for every learner; in class.md and each report)
+  --reporter <r>      text (a line per learner) or junit (class.xml on stdout; an error too)
 
 Exit code: 0 every project was checked, 1 one was not, 2 a usage error, 130 interrupted.`;
 
@@ -70,10 +75,15 @@ export function classSettings(argv: string[], callerDir: string): ClassSettings 
     ...(values["timeout-ms"] === undefined ? [] : ["--timeout-ms", values["timeout-ms"]]),
     ...(values["pass-env"] ?? []).flatMap((name) => ["--pass-env", name]),
   ];
+  const reporter = values.reporter ?? "text";
+  if (reporter !== "text" && reporter !== "junit") {
+    throw new UsageError(`--reporter is text or junit: ${reporter}`);
+  }
   return {
     dir,
     stages,
     seed,
+    reporter,
     out,
     checkArgs,
     jobs: jobsOption(values.jobs),
@@ -99,6 +109,7 @@ function parse(argv: string[]) {
         "timeout-ms": { type: "string" },
         "pass-env": { type: "string", multiple: true },
         strict: { type: "boolean" },
+        reporter: { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -121,7 +132,19 @@ async function main(argv: string[]): Promise<number> {
     console.log(HELP);
     return 0;
   }
-  const settings = classSettings(argv, process.env.INIT_CWD ?? process.cwd());
+  const callerDir = process.env.INIT_CWD ?? process.cwd();
+  let settings: ClassSettings;
+  try {
+    settings = classSettings(argv, callerDir);
+  } catch (error) {
+    // Under --reporter junit even a usage error leaves XML for the CI's report step.
+    const junit = argv.some(
+      (arg, index) =>
+        arg === "--reporter=junit" || (arg === "junit" && argv[index - 1] === "--reporter"),
+    );
+    if (junit) process.stdout.write(classFailureXml(argv, callerDir, error));
+    throw error;
+  }
   // A Ctrl-C stops the checks under way (each stops its commands) and writes what was graded.
   const interrupt = new AbortController();
   const stop = () => interrupt.abort();
@@ -143,18 +166,41 @@ async function main(argv: string[]): Promise<number> {
     process.off("SIGINT", stop);
     process.off("SIGTERM", stop);
   }
-  for (const row of report.learners) {
-    console.log(
-      `${row.learner}: ${row.error ?? `highest stage passed: ${row.highestStagePassed ?? "none"}`}`,
-    );
+  if (settings.reporter === "junit") {
+    process.stdout.write(classJunitXml(report));
+  } else {
+    for (const row of report.learners) {
+      console.log(
+        `${row.learner}: ${row.error ?? `highest stage passed: ${row.highestStagePassed ?? "none"}`}`,
+      );
+    }
+    console.log(`class report: ${resolve(settings.out, "class.md")} and class.json`);
   }
-  console.log(`class report: ${resolve(settings.out, "class.md")} and class.json`);
   if (interrupt.signal.aborted) {
     console.error("error: check:class interrupted; what was graded is in the report");
     return 130;
   }
   // Not checked is the instructor's to fix (a missing install, a bad command): say so in the code.
   return report.learners.some((row) => row.error !== null) ? 1 : 0;
+}
+
+// A class that could not start: one failed case with the error line, as pnpm check writes one.
+function classFailureXml(argv: string[], callerDir: string, error: unknown): string {
+  const takesValue = new Set(["--stage", "--stages", "--seed", "--out", "--jobs", "--cmd"]);
+  for (const name of ["--timeout-ms", "--pass-env", "--reporter"]) takesValue.add(name);
+  const folder = argv.find(
+    (arg, index) => !arg.startsWith("-") && !takesValue.has(argv[index - 1] ?? ""),
+  );
+  return junitFailureXml({
+    course: courseRevision(),
+    checkedAt: new Date().toISOString(),
+    project: folder === undefined ? null : resolve(callerDir, folder),
+    projectCommit: null,
+    stages: argv.filter((arg) => STAGES.includes(arg)),
+    seed: null,
+    name: "the class was graded",
+    message: error instanceof Error ? error.message : String(error),
+  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

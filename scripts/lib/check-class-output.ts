@@ -1,6 +1,7 @@
 // What check:class writes for people and gradebooks: the class table (class.md), one short
 // feedback page per learner (reports/<learner>.md) and the points (points.csv).
 import type { ClassReport, LearnerRow } from "./check-class.ts";
+import { attributes, seconds, text } from "./check-junit.ts";
 import { isMainLine } from "./command.ts";
 
 // The stages that give points: the main line's of those checked; a check of optional stages only
@@ -101,6 +102,78 @@ export function feedbackMarkdown(row: LearnerRow, report: ClassReport): string {
 
 function short(text: string): string {
   return text.length > HINT_CHARS ? `${text.slice(0, HINT_CHARS)}…` : text;
+}
+
+// The class as JUnit XML (class.xml), for a CI's test-report step: a suite per learner, a case per
+// stage graded. A stage not reached fails with the next thing to fix; a project not checked, or
+// whose sources do not build, is one case in error with the reason.
+export function classJunitXml(report: ClassReport): string {
+  const suites = report.learners.map((row) => learnerSuite(row, report));
+  const count = (name: "tests" | "failures" | "errors") =>
+    suites.reduce((sum, suite) => sum + suite.counts[name], 0);
+  const ms = report.learners.reduce(
+    (sum, row) => sum + row.stages.reduce((total, stage) => total + stage.durationMs, 0),
+    0,
+  );
+  return `${[
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites${attributes({ name: "agent-code class", tests: count("tests"), failures: count("failures"), errors: count("errors"), time: seconds(ms) })}>`,
+    ...suites.flatMap((suite) => suite.lines),
+    "</testsuites>",
+  ].join("\n")}\n`;
+}
+
+function learnerSuite(
+  row: LearnerRow,
+  report: ClassReport,
+): { lines: string[]; counts: Record<"tests" | "failures" | "errors", number> } {
+  const properties: Record<string, string> = {
+    project: row.project,
+    "project.commit": row.commit ?? "",
+    "course.commit": report.course.commit ?? "",
+    seed: String(report.seed),
+    highestStagePassed: row.highestStagePassed ?? "",
+    points: `${row.points.awarded}/${row.points.available}`,
+  };
+  const why = row.error ?? (row.buildError === null ? null : `does not build: ${row.buildError}`);
+  const cases =
+    why !== null
+      ? [
+          `    <testcase${attributes({ name: "checked", classname: row.learner, time: seconds(0) })}>`,
+          `      <error${attributes({ message: why, type: "error" })}>${text(why)}</error>`,
+          "    </testcase>",
+        ]
+      : row.stages.flatMap((stage) => {
+          const open = `    <testcase${attributes({ name: stage.stage, classname: row.learner, time: seconds(stage.durationMs) })}`;
+          if (stage.reached) return [`${open}/>`];
+          const next = row.nextToFix?.stage === stage.stage ? row.nextToFix : null;
+          const message = next
+            ? `${next.id}: ${next.message}`
+            : `${stage.core.total - stage.core.passed} core scenarios failed`;
+          return [
+            `${open}>`,
+            `      <failure${attributes({ message, type: "not reached" })}>${text(`${stage.core.passed}/${stage.core.total} core scenarios passed${next?.docs ? `; read ${next.docs}` : ""}`)}</failure>`,
+            "    </testcase>",
+          ];
+        });
+  const counts = {
+    tests: why !== null ? 1 : row.stages.length,
+    failures: why !== null ? 0 : row.stages.filter((stage) => !stage.reached).length,
+    errors: why !== null ? 1 : 0,
+  };
+  return {
+    counts,
+    lines: [
+      `  <testsuite${attributes({ name: row.learner, ...counts, time: seconds(row.stages.reduce((sum, stage) => sum + stage.durationMs, 0)), timestamp: report.checkedAt })}>`,
+      "    <properties>",
+      ...Object.entries(properties).map(
+        ([name, value]) => `      <property${attributes({ name, value })}/>`,
+      ),
+      "    </properties>",
+      ...cases,
+      "  </testsuite>",
+    ],
+  };
 }
 
 // Column names as in GitHub Classroom's grades export, so the file joins it by learner.

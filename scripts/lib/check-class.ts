@@ -7,7 +7,13 @@ import { existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } f
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli, splitCommand } from "@agent-code/test-kit";
-import { classMarkdown, feedbackMarkdown, pointStages, pointsCsv } from "./check-class-output.ts";
+import {
+  classJunitXml,
+  classMarkdown,
+  feedbackMarkdown,
+  pointStages,
+  pointsCsv,
+} from "./check-class-output.ts";
 import { type CourseRevision, courseRevision } from "./check-course.ts";
 import { readProjectFile } from "./check-project.ts";
 import type { CheckReport, NextToFix } from "./check-run.ts";
@@ -21,6 +27,8 @@ export interface ClassSettings {
   stages: string[];
   // The seed every project's seeded scenarios draw from: the same words for every learner.
   seed: number;
+  // What stdout gets: a line per learner (text), or class.xml (junit).
+  reporter?: "text" | "junit";
   out: string;
   // Extra arguments for every project's check (--timeout-ms, --pass-env, --strict, --cmd,
   // --seed).
@@ -44,7 +52,15 @@ export interface LearnerRow {
   commit: string | null;
   // One point per main-line stage checked, up to and including the headline (decision 0058).
   points: { awarded: number; available: number };
-  stages: { stage: string; passed: boolean; core: { passed: number; total: number } }[];
+  // Per stage checked: its own contract passed, reached once outgrown misses are set aside (the
+  // headline's judgement), core scenarios passed of those run, and how long it took.
+  stages: {
+    stage: string;
+    passed: boolean;
+    reached: boolean;
+    core: { passed: number; total: number };
+    durationMs: number;
+  }[];
   // Failing core scenarios of the main line above the headline, as stage/id, each id once.
   failingCore: string[];
   nextToFix: NextToFix | null;
@@ -84,7 +100,7 @@ export interface ClassHooks {
 }
 
 // What check:class writes under --out; the only names --force replaces.
-export const GRADE_FILES = ["class.json", "class.md", "points.csv", "reports"];
+export const GRADE_FILES = ["class.json", "class.md", "class.xml", "points.csv", "reports"];
 
 // Without --out: a folder beside the class's, never inside this repository.
 export function defaultOut(dir: string): string {
@@ -167,6 +183,7 @@ export async function gradeClass(
     writeFileSync(join(settings.out, "class.json"), `${JSON.stringify(report, null, 2)}\n`);
     writeFileSync(join(settings.out, "class.md"), markdown);
     writeFileSync(join(settings.out, "points.csv"), pointsCsv(report));
+    writeFileSync(join(settings.out, "class.xml"), classJunitXml(report));
     hooks.written?.(markdown);
   }
   return report;
@@ -313,7 +330,9 @@ function rowFrom(
     stages: report.stages.map((stage) => ({
       stage: stage.stage,
       passed: stage.passed,
+      reached: stage.reached ?? stage.passed,
       core: stage.counts.core,
+      durationMs: stage.durationMs ?? 0,
     })),
     failingCore: failing.map((miss) => `${miss.stage}/${miss.id}`),
     // The check's own choice: it orders misses by the stage that taught them. Sources that do not

@@ -115,7 +115,7 @@ function stageMs(stage: StageReport): number {
 }
 
 // JUnit's `time`: seconds, to the millisecond.
-function seconds(ms: number): string {
+export function seconds(ms: number): string {
   return (ms / 1000).toFixed(3);
 }
 
@@ -190,7 +190,7 @@ function revisions(
   return `learner's commit: ${short(project)}; course: ${short(course.commit)} (version ${course.version})${seeded}`;
 }
 
-function attributes(values: Record<string, string | number>): string {
+export function attributes(values: Record<string, string | number>): string {
   return Object.entries(values)
     .map(([name, value]) => ` ${name}="${text(String(value)).replace(/"/g, "&quot;")}"`)
     .join("");
@@ -198,7 +198,7 @@ function attributes(values: Record<string, string | number>): string {
 
 // XML text: markup escaped, and the control characters XML 1.0 cannot hold at all (a program's
 // stderr may have any) dropped.
-function text(value: string): string {
+export function text(value: string): string {
   return value
     .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
     .replace(/&/g, "&amp;")

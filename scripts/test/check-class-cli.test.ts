@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "@agent-code/test-kit";
+import { parse, type TestSuites } from "junit2json";
 import { afterAll, describe, expect, test } from "vitest";
 import type { ClassReport } from "../lib/check-class.ts";
 import type { CheckReport } from "../lib/check-run.ts";
@@ -83,11 +84,37 @@ test(
     expect(again.exitCode).toBe(2);
     expect(again.stdout).toBe("");
     expect(again.stderr).toBe(
-      `error: ${out} already holds grades (class.json, class.md, points.csv, reports): pass --force to replace them\n`,
+      `error: ${out} already holds grades (class.json, class.md, class.xml, points.csv, reports): pass --force to replace them\n`,
     );
+
+    // --force replaces them; under --reporter junit stdout is class.xml, the file beside the table.
+    const junit = await checkClass([...args, "--force", "--reporter", "junit"], { PATH: NO_UV });
+    expect(junit.exitCode).toBe(1);
+    expect(junit.stdout).toBe(readFileSync(join(out, "class.xml"), "utf8"));
+    const xml = (await parse(junit.stdout)) as TestSuites;
+    expect(xml.testsuite?.map((suite) => [suite.name, suite.tests, suite.errors])).toEqual([
+      ["ada", 1, 0],
+      ["uma", 1, 1],
+      ["zed", 1, 1],
+    ]);
+    expect(xml).toMatchObject({ tests: 3, failures: 0, errors: 2 });
   },
   CLASS_MS,
 );
+
+test("a usage error under --reporter junit: exit 2, the error line, and XML with it as a failed case", async () => {
+  mkdirSync(join(dir, "usage"));
+  const run = await checkClass(["usage", "--stage", "day-9", "--reporter", "junit"]);
+  expect(run.exitCode).toBe(2);
+  expect(run.stderr).toMatch(/^error: unknown stage: day-9 /);
+  const xml = (await parse(run.stdout)) as TestSuites;
+  expect(xml).toMatchObject({ tests: 1, failures: 1 });
+  const [only] = xml.testsuite?.[0]?.testcase ?? [];
+  expect(only?.name).toBe("the class was graded");
+  expect(only?.failure?.[0]?.message).toMatch(/^unknown stage: day-9 /);
+  const props = xml.testsuite?.[0]?.properties ?? [];
+  expect(props.find((one) => one.name === "project")?.value).toBe(join(dir, "usage"));
+}, 30_000);
 
 describe.skipIf(!HAS_PYTHON)("--cmd (needs python3)", () => {
   test(

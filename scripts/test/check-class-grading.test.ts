@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { parse, type TestSuites } from "junit2json";
 import { afterAll, expect, test } from "vitest";
 import { type ClassSettings, gradeClass, type ProjectRun } from "../lib/check-class.ts";
 import { isMainLine, STAGES } from "../lib/command.ts";
@@ -291,4 +292,50 @@ test("a class checked on one optional stage scores that stage", async () => {
   );
   expect(result.learners[0]?.points).toEqual({ awarded: 1, available: 1 });
   expect(result.learners[0]?.highestStagePassed).toBeNull();
+});
+
+test("class.xml: a suite per learner, a case per stage, a stage not reached failing with the next step", async () => {
+  const { dir, out } = classFolder("junit", ["ada", "ben"]);
+  const stages = {
+    "day-1": [{ id: "echo-round-trip", verdict: "pass" as const }],
+    "day-2-v1": [
+      { id: "one-line-answer", verdict: "fail" as const, message: "the final line should be…" },
+    ],
+  };
+  const next = {
+    stage: "day-2-v1",
+    id: "one-line-answer",
+    title: "the one-line-answer title",
+    message: "the final line should be…",
+    docs: "docs/day-2.md#v1-the-real-model",
+  };
+  await gradeClass(
+    { ...settings(dir, out, 1), stages: ["day-1", "day-2-v1"], seed: 42 },
+    {
+      check: async (project) =>
+        basename(project) === "ada"
+          ? {
+              exitCode: 1,
+              stdout: report("day-1", stages, { nextToFix: next }),
+              stderr: "",
+              timedOut: false,
+            }
+          : { exitCode: 2, stdout: "", stderr: "error: --cmd is empty\n", timedOut: false },
+    },
+  );
+  const xml = (await parse(readFileSync(join(out, "class.xml"), "utf8"))) as TestSuites;
+  expect(xml).toMatchObject({ name: "agent-code class", tests: 3, failures: 1, errors: 1 });
+  const [ada, ben] = xml.testsuite ?? [];
+  expect(ada).toMatchObject({ name: "ada", tests: 2, failures: 1, errors: 0 });
+  expect(ada?.testcase?.map((one) => [one.name, one.failure?.[0]?.message ?? null])).toEqual([
+    ["day-1", null],
+    ["day-2-v1", "one-line-answer: the final line should be…"],
+  ]);
+  expect(ada?.testcase?.[1]?.failure?.[0]?.inner).toBe(
+    "0/1 core scenarios passed; read docs/day-2.md#v1-the-real-model",
+  );
+  const props = Object.fromEntries((ada?.properties ?? []).map((one) => [one.name, one.value]));
+  expect(props).toMatchObject({ seed: 42, highestStagePassed: "day-1", points: "1/2" });
+  expect(ben).toMatchObject({ name: "ben", tests: 1, errors: 1 });
+  expect(ben?.testcase?.[0]?.error?.[0]?.message).toBe("not checked: --cmd is empty");
 });
