@@ -1,6 +1,7 @@
 // The CI workflow docs/instructors.md gives a class repository, run as a script: its Check step,
 // as written, on fixture projects laid out the way its checkout steps lay them out, so the recipe
-// cannot rot. The Install step is read, not run: it installs pnpm globally and fetches packages.
+// cannot rot; and the command of its GitHub Classroom grader the same way. The Install step is
+// read, not run: it installs pnpm globally and fetches packages.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -135,3 +136,36 @@ test.skipIf(!HAS_PYTHON)(
   },
   120_000,
 );
+
+// The Classroom grader's command, as the page writes it, in the same layout: Classroom awards the
+// points on exit 0, which the check gives exactly when the stage's core scenarios pass.
+test("the Classroom grader's command: exit 0 for a project at its stage, 1 for one with a bug", async () => {
+  const page = readFileSync(join(ROOT, "docs", "instructors.md"), "utf8");
+  const command = page.match(/^ {4}command: (pnpm --dir course check .*)$/m)?.[1];
+  expect(command).toMatch(
+    /^pnpm --dir course check day-2-v3 --project "\$GITHUB_WORKSPACE\/project"$/,
+  );
+  const grade = async (name: string, edit?: [string, string]) => {
+    const workspace = join(dir, name);
+    mkdirSync(workspace);
+    symlinkSync(ROOT, join(workspace, "course"), "dir");
+    typescriptProject(join(workspace, "project"), {
+      stage: "day-2-v3",
+      installed: true,
+      ...(edit === undefined ? {} : { edit }),
+    });
+    const run = await runCli(["bash", "--noprofile", "--norc", "-c", command ?? ""], [], {
+      cwd: workspace,
+      env: { GITHUB_WORKSPACE: workspace, GITHUB_STEP_SUMMARY: undefined, INIT_CWD: undefined },
+      timeoutMs: 120_000,
+    });
+    return [run.exitCode, run.stdoutLines.at(-1)];
+  };
+  expect(await grade("classroom-pass")).toEqual([0, "highest stage passed: day-2-v3"]);
+  // Each tool_result in a user message of its own: parallel-tool-calls fails, and so does the step.
+  const bug: [string, string] = [
+    'messages.push({ role: "user", content: results });',
+    'for (const r of results) messages.push({ role: "user", content: [r] });',
+  ];
+  expect(await grade("classroom-bug", bug)).toEqual([1, "highest stage passed: none"]);
+}, 240_000);
