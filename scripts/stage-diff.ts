@@ -1,17 +1,31 @@
 // `pnpm stage-diff <stage>`, `pnpm stage-diff <from> <to>` and `pnpm stage-diff <stage> --project
 // <dir> [--src <dir>]`: what one lesson changes (against the stage it builds on, or any stage), or
 // how a learner's project differs from a stage (`--tests` adds test/).
+//
+// `--by-declaration` compares each TypeScript file on both sides declaration by declaration, so
+// that a learner who typed a page's code blocks in another order sees only what differs: each
+// top-level declaration (and the imports, sorted, and any other top-level statement) is paired
+// with the one of its name on the other side, a pair that is equal is not shown, and one that
+// differs is shown as its own diff under a line that names it (`@@ function walk @@`; `(only in
+// a/)` or `(only in b/)` for one that only one side has). A file that does not parse is compared
+// line by line, with a line that says so.
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { baseOf, requireStage, runCommand, UsageError, useColour } from "./lib/command.ts";
 import { diffStageAndProject, diffStages } from "./lib/stage-diff.ts";
 
 const USAGE =
-  "usage: pnpm stage-diff <stage> [--tests] | pnpm stage-diff <from> <to> [--tests] | pnpm stage-diff <stage> --project <dir> [--src <dir>] [--tests]";
+  "usage: pnpm stage-diff <stage> | pnpm stage-diff <from> <to> | " +
+  "pnpm stage-diff <stage> --project <dir> [--src <dir>], each with [--tests] [--by-declaration]";
 
 async function main(): Promise<number> {
   const { values, positionals } = parse(process.argv.slice(2));
-  const options = { tests: values.tests, src: values.src, colour: useColour() };
+  const options = {
+    tests: values.tests,
+    src: values.src,
+    byDeclaration: values["by-declaration"],
+    colour: useColour(),
+  };
   if (values.project !== undefined) {
     if (positionals.length !== 1) throw new UsageError(`give one stage with --project (${USAGE})`);
     // pnpm runs root scripts in the root: a relative --project means the caller's directory.
@@ -47,6 +61,7 @@ function parse(args: string[]) {
         tests: { type: "boolean" },
         project: { type: "string" },
         src: { type: "string" },
+        "by-declaration": { type: "boolean" },
       },
     });
   } catch (error) {

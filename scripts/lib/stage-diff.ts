@@ -1,6 +1,8 @@
 // The diff between two stages, or a stage and a learner's project: src/ (and test/) only, without
 // the noise of lock files, generated files, line endings or lines that differ by the package name,
-// and a moved file or a moved run of lines shown as a move.
+// and a moved file or a moved run of lines shown as a move. With `byDeclaration`, a TypeScript file
+// on both sides is compared declaration by declaration, so that the order a learner typed a page's
+// code blocks in is no difference.
 import { spawnSync } from "node:child_process";
 import {
   existsSync,
@@ -16,6 +18,7 @@ import { devNull, tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { paint, requireStage, stageDir, UsageError } from "./command.ts";
 import { declaredNames, parseFile } from "./docs-code.ts";
+import { type DeclarationPiece, declarationPieces, isCodeFile } from "./stage-diff-declarations.ts";
 
 export interface StageDiffOptions {
   // test/ as well as src/.
@@ -23,6 +26,9 @@ export interface StageDiffOptions {
   colour?: boolean;
   // The learner project's source directory, relative to the project (default "src").
   src?: string;
+  // A code file on both sides compared piece by piece, each top-level declaration with the one of
+  // its name on the other side, wherever it is in the file (see byDeclaration).
+  byDeclaration?: boolean;
 }
 
 // One file of a comparison: its path on each side (undefined where it does not exist), the
@@ -42,6 +48,10 @@ export interface FileDiff {
   similarity: number | undefined;
   // Lines moved out of this file (one the comparison deletes) or into it (one it adds).
   moved: number;
+  // Compared by declaration: how many of its pieces differ (its hunks are theirs).
+  declarations?: number;
+  // A line shown under the file's header: why it was compared line by line after all.
+  note?: string;
 }
 
 // A side of a comparison: where each role (src, test) lives, relative to `root`.
@@ -65,7 +75,7 @@ export async function diffStageAndProject(
   projectDir: string,
   options: StageDiffOptions = {},
 ): Promise<string> {
-  const files = compareSides(stageSide(stage, options), projectSide(projectDir, options));
+  const files = compareSides(stageSide(stage, options), projectSide(projectDir, options), options);
   return renderDiff(files, header(stage, "your project", options), options);
 }
 
@@ -75,7 +85,7 @@ export function compareStages(
   to: string,
   options: StageDiffOptions = {},
 ): FileDiff[] {
-  return compareSides(stageSide(from, options), stageSide(to, options));
+  return compareSides(stageSide(from, options), stageSide(to, options), options);
 }
 
 // Every file below `dir` except dependencies, build output, caches, lock files and secrets,
@@ -175,7 +185,7 @@ function packageName(root: string): string[] {
 // either side replaced by one placeholder, so a line that differs only by the package name is
 // equal. The hunks are then filled with the original lines, which normalising never moves.
 // A file left unpaired on one side may then be paired by git with one on the other: a rename.
-function compareSides(a: Side, b: Side): FileDiff[] {
+function compareSides(a: Side, b: Side, options: StageDiffOptions): FileDiff[] {
   const left = readSide(a);
   const right = readSide(b);
   const keys = [...new Set([...left.keys(), ...right.keys()])].sort(gitOrder);
@@ -186,7 +196,8 @@ function compareSides(a: Side, b: Side): FileDiff[] {
       .join("|"),
     "g",
   );
-  const normalise = (file: SourceFile) => file.text.replace(names, "<package-name>");
+  const normaliseText = (text: string) => text.replace(names, "<package-name>");
+  const normalise = (file: SourceFile) => normaliseText(file.text);
   const temp = mkdtempSync(join(tmpdir(), "stage-diff-"));
   try {
     mkdirSync(join(temp, "a"));
@@ -207,7 +218,8 @@ function compareSides(a: Side, b: Side): FileDiff[] {
       ];
     });
     const moves = movedRuns(parts, normalise);
-    return parts.map((part) => fileDiff(part, moves));
+    const files = parts.map((part) => fileDiff(part, moves));
+    return options.byDeclaration ? byDeclaration(parts, files, normaliseText, temp) : files;
   } finally {
     rmSync(temp, { recursive: true, force: true });
   }
@@ -371,6 +383,137 @@ function fileDiff(part: Part, moves: Map<SourceFile, MovedRun[]>): FileDiff {
   return diff;
 }
 
+// A top-level piece of a file compared by declaration, on each side (undefined on a side whose
+// file has no piece of its key), and the name the output shows it by.
+interface PiecePair {
+  label: string;
+  from: DeclarationPiece | undefined;
+  to: DeclarationPiece | undefined;
+}
+
+// --by-declaration: each code file on both sides is cut into its top-level pieces (see
+// stage-diff-declarations.ts), and pieces pair up by name wherever they are in their files. Its
+// hunks are then those of the pieces that differ once normalised (package names, line endings,
+// trailing whitespace), each pair diffed alone under a line that names it: in a/'s order, then
+// the pieces only b/ has. A hunk's line numbers are the file's, or the piece's own for a piece
+// that is not one run of its file (the sorted imports). A file whose pieces are all equal is left
+// out, but a rename keeps its header, as a file moved unchanged does. A file that does not parse
+// keeps its line diff, with a note that says why.
+function byDeclaration(
+  parts: Part[],
+  files: FileDiff[],
+  normalise: (text: string) => string,
+  temp: string,
+): FileDiff[] {
+  const compared = files.map((file, index) => {
+    const { from, to } = parts[index] ?? {};
+    if (from === undefined || to === undefined || file.binary) return { file, pairs: undefined };
+    if (!isCodeFile(from.path) || !isCodeFile(to.path)) return { file, pairs: undefined };
+    try {
+      const before = declarationPieces(from.text, `a/${from.path}`);
+      const after = declarationPieces(to.text, `b/${to.path}`);
+      return { file, pairs: changedPieces(before, after, normalise) };
+    } catch (error) {
+      const message = (error as Error).message;
+      if (!message.includes(" does not parse: ")) throw error;
+      const note = `… ${message}; compared line by line …`;
+      return { file: { ...file, note }, pairs: undefined };
+    }
+  });
+  const diffs = diffPieces(
+    compared.flatMap(({ pairs }) => pairs ?? []),
+    normalise,
+    temp,
+  );
+  return compared.flatMap(({ file, pairs }) => {
+    if (pairs === undefined) return [file];
+    if (pairs.length === 0 && file.similarity === undefined) return [];
+    const shown = pairs.map((pair) => ({ pair, diff: diffs.get(pair) }));
+    return [
+      {
+        ...file,
+        hunks: shown.flatMap(({ pair, diff }) => [
+          pieceHeader(pair),
+          ...(diff?.hunks ?? []).map((line) => (line.startsWith("@@") ? placed(line, pair) : line)),
+        ]),
+        added: shown.reduce((sum, { diff }) => sum + (diff?.added ?? 0), 0),
+        removed: shown.reduce((sum, { diff }) => sum + (diff?.removed ?? 0), 0),
+        declarations: pairs.length,
+      },
+    ];
+  });
+}
+
+// The pieces of a file that differ between its two sides: a/'s in its order, then b/'s own.
+function changedPieces(
+  before: DeclarationPiece[],
+  after: DeclarationPiece[],
+  normalise: (text: string) => string,
+): PiecePair[] {
+  const inBefore = new Set(before.map((piece) => piece.key));
+  const afterByKey = new Map(after.map((piece) => [piece.key, piece]));
+  return [
+    ...before.map((piece) => ({ label: piece.label, from: piece, to: afterByKey.get(piece.key) })),
+    ...after
+      .filter((piece) => !inBefore.has(piece.key))
+      .map((piece) => ({ label: piece.label, from: undefined, to: piece })),
+  ].filter(
+    ({ from, to }) =>
+      from === undefined || to === undefined || normalise(from.text) !== normalise(to.text),
+  );
+}
+
+// Each pair's line diff, from one run of git over them all. A piece missing on one side is
+// diffed against an empty file, so that git sees every file on both sides and finds no rename.
+function diffPieces(
+  pairs: PiecePair[],
+  normalise: (text: string) => string,
+  temp: string,
+): Map<PiecePair, FileDiff> {
+  if (pairs.length === 0) return new Map();
+  const dir = join(temp, "pieces");
+  mkdirSync(join(dir, "a"), { recursive: true });
+  mkdirSync(join(dir, "b"));
+  const sides = pairs.map((pair) =>
+    [pair.from, pair.to].map((piece) => ({
+      path: "",
+      text: piece === undefined ? "" : `${piece.text}\n`,
+    })),
+  );
+  for (const [index, [before, after]] of sides.entries()) {
+    writeFileSync(join(dir, "a", String(index)), normalise(before?.text ?? ""));
+    writeFileSync(join(dir, "b", String(index)), normalise(after?.text ?? ""));
+  }
+  const sections = gitDiff(dir);
+  return new Map(
+    pairs.map((pair, index) => {
+      const [from, to] = sides[index] ?? [];
+      const lines = sections.get(index)?.lines ?? [];
+      return [pair, fileDiff({ from, to, lines }, new Map())];
+    }),
+  );
+}
+
+// The line that names a piece above its hunks: `@@ function walk @@`, and which side alone has it.
+function pieceHeader({ label, from, to }: PiecePair): string {
+  const only = from === undefined ? " (only in b/)" : to === undefined ? " (only in a/)" : "";
+  return `@@ ${label}${only} @@`;
+}
+
+// A piece's hunk header with the file's line numbers on each side where the piece is one run of
+// that file's lines; an empty side (`-0,0`) stays as git wrote it.
+function placed(hunk: string, { from, to }: PiecePair): string {
+  const range = (start: string, count = "", line: number | undefined) =>
+    line === undefined || count === ",0"
+      ? `${start}${count}`
+      : `${Number(start) + line - 1}${count}`;
+  return hunk.replace(
+    /^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@/,
+    (_, old: string, oldCount: string | undefined, next: string, nextCount: string | undefined) =>
+      `@@ -${range(old, oldCount, from?.line)} +${range(next, nextCount, to?.line)} @@`,
+  );
+}
+
 // A run of lines that moved between a file the comparison deletes and one it adds, as one of the
 // two sees it: where it starts in that file (0-based), how long it is, and the line that stands for
 // it in the hunks, which names the other file.
@@ -509,7 +652,7 @@ interface Outline {
 
 function outline(file: SourceFile): Outline {
   const found: Outline = { names: [], imports: new Set() };
-  if (!/\.[cm]?[jt]sx?$/.test(file.path)) return found;
+  if (!isCodeFile(file.path)) return found;
   let body: ReturnType<typeof parseFile>["program"]["body"];
   try {
     body = parseFile(file.text, file.path).program.body;
@@ -540,7 +683,7 @@ function functionContext(lines: string[], hunkStart: number): string {
 
 function header(from: string, to: string, options: StageDiffOptions): string {
   const dirs = options.tests ? "src/ and test/" : "src/";
-  return `${from} (a/) -> ${to} (b/): ${dirs}`;
+  return `${from} (a/) -> ${to} (b/): ${dirs}${options.byDeclaration ? ", by declaration" : ""}`;
 }
 
 function renderDiff(files: FileDiff[], title: string, options: StageDiffOptions): string {
@@ -562,6 +705,7 @@ function renderDiff(files: FileDiff[], title: string, options: StageDiffOptions)
         ].map((line) => paint(colour, "yellow", line)),
       );
     }
+    if (file.note !== undefined) lines.push(paint(colour, "cyan", file.note));
     if (file.binary) {
       lines.push(`Binary files ${a} and ${b} differ`);
       continue;
@@ -575,6 +719,8 @@ function renderDiff(files: FileDiff[], title: string, options: StageDiffOptions)
 }
 
 function paintHunkLine(colour: boolean, line: string): string {
+  // A piece's header (`@@ function walk @@`) stands out; a hunk's (`@@ -1,3 +1,4 @@`) does not.
+  if (/^@@ [^-]/.test(line)) return paint(colour, "cyan", line);
   if (line.startsWith("@@")) return paint(colour, "dim", line);
   if (line.startsWith("… ")) return paint(colour, "cyan", line);
   if (line.startsWith("+")) return paint(colour, "green", line);
@@ -583,6 +729,11 @@ function paintHunkLine(colour: boolean, line: string): string {
 }
 
 const BAR_WIDTH = 50;
+
+// "1 file", "2 files": a count and its word, as git's --stat writes them.
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? "" : "s"}`;
+}
 
 // git's --stat: one line per file with its changed lines and a +/- bar, then the totals.
 function statLines(files: FileDiff[], colour: boolean): string[] {
@@ -603,12 +754,14 @@ function statLines(files: FileDiff[], colour: boolean): string[] {
     const plus = "+".repeat(scale(file.added));
     const minus = "-".repeat(scale(file.removed));
     const bar = `${plus && paint(colour, "green", plus)}${minus && paint(colour, "red", minus)}`;
-    return ` ${name} | ${count} ${bar}`.trimEnd();
+    const pieces = file.declarations ? ` (${plural(file.declarations, "declaration")})` : "";
+    return ` ${name} | ${count} ${bar}`.trimEnd() + pieces;
   });
   const added = files.reduce((sum, file) => sum + file.added, 0);
   const removed = files.reduce((sum, file) => sum + file.removed, 0);
-  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  const declarations = files.reduce((sum, file) => sum + (file.declarations ?? 0), 0);
   const totals = [`${plural(files.length, "file")} changed`];
+  if (declarations > 0) totals.push(`${plural(declarations, "declaration")} changed`);
   if (added > 0) totals.push(`${plural(added, "insertion")}(+)`);
   if (removed > 0) totals.push(`${plural(removed, "deletion")}(-)`);
   // Each moved line is counted once, where it arrives.

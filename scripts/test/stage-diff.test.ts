@@ -1,5 +1,13 @@
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { devNull, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -7,7 +15,8 @@ import { stripVTControlCharacters } from "node:util";
 import { runCli } from "@agent-code/test-kit";
 import { describe, expect, onTestFinished, test } from "vitest";
 import { baseOf, paint, ROOT, STAGES, stageDir } from "../lib/command.ts";
-import { compareStages, diffStageAndProject, diffStages } from "../lib/stage-diff.ts";
+import { extractCode, pieces } from "../lib/docs-code.ts";
+import { compareStages, diffStageAndProject, diffStages, sourceFiles } from "../lib/stage-diff.ts";
 
 const SCRIPT = fileURLToPath(new URL("../stage-diff.ts", import.meta.url));
 // Each stage with the stage it builds on: the pairs a lesson's diff compares.
@@ -140,7 +149,69 @@ describe.each(PAIRS)("%s -> %s", (from, to) => {
     ];
     expect(header.at(-1)).toBe(` ${parts.join(", ")}`);
   });
+
+  test("--by-declaration shows a subset of the diff: only declarations that changed", async () => {
+    const plain = await diffStages(from, to);
+    const output = await diffStages(from, to, { byDeclaration: true });
+    expect(output.split("\n")[0]).toBe(`${from} (a/) -> ${to} (b/): src/, by declaration`);
+    const plainParts = fileParts(plain);
+    const parts = fileParts(output);
+    for (const [header, part] of parts) {
+      expect(plainParts.keys()).toContain(header);
+      // A file new or deleted is shown whole, as the plain diff shows it.
+      if (part.includes("\n--- /dev/null\n") || part.includes("\n+++ /dev/null\n")) {
+        expect(part).toBe(plainParts.get(header));
+      }
+    }
+    // The declarations the docs' parser finds in each file on both sides: the ones whose code
+    // (with the comment lines directly above) differs, or that one side lacks, are the ones shown.
+    for (const file of sourceFiles(join(stageDir(from), "src"))) {
+      const next = join(stageDir(to), "src", file);
+      if (!file.endsWith(".ts") || !existsSync(next)) continue;
+      const before = declarations(readFileSync(join(stageDir(from), "src", file), "utf8"), file);
+      const after = declarations(readFileSync(next, "utf8"), file);
+      const changed = [...new Set([...before.keys(), ...after.keys()])].filter(
+        (name) => before.get(name) !== after.get(name),
+      );
+      const part = parts.get(`diff --git a/src/${file} b/src/${file}`) ?? "";
+      expect(new Set(declarationsShown(part))).toEqual(new Set(changed));
+    }
+  }, 30_000);
 });
+
+// A file's top-level declarations as the docs cut them (with the comment lines directly above),
+// by name, without trailing whitespace: what --by-declaration compares, found another way.
+function declarations(text: string, file: string): Map<string, string> {
+  const spans = new Map<string, { from: number; to: number }>();
+  for (const piece of pieces(text, file)) {
+    if (piece.statement.type === "ExpressionStatement") continue;
+    // Overloads are one declaration, from the first signature to the body.
+    const name = piece.names.join(", ");
+    spans.set(name, { from: spans.get(name)?.from ?? piece.from, to: piece.to });
+  }
+  return new Map([...spans].map(([name, { from, to }]) => [name, tidy(text.slice(from, to))]));
+}
+
+// Each file's part of a diff by its `diff --git` line.
+function fileParts(diff: string): Map<string, string> {
+  const parts = diff.split(/\n(?=diff --git )/).slice(1);
+  return new Map(parts.map((part) => [part.split("\n")[0] ?? "", part]));
+}
+
+// The names of the declarations a file's part shows by declaration (`@@ function walk @@`).
+function declarationsShown(part: string): string[] {
+  const kinds = "function|class|const|let|var|type|interface|enum";
+  const header = new RegExp(`^@@ (?:${kinds}) (\\S+)(?: \\(only in [ab]/\\))? @@$`);
+  return part.split("\n").flatMap((line) => header.exec(line)?.[1] ?? []);
+}
+
+// Text without trailing whitespace on its lines: what --by-declaration compares.
+function tidy(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => line.trimEnd())
+    .join("\n");
+}
 
 test("--tests adds test/, and the output never names a temporary or absolute path", async () => {
   const [from = "", to = ""] = PAIRS.at(-1) ?? [];
@@ -500,6 +571,129 @@ test("no stage pair before Day 5 shows a moved run: their diffs are git's, byte 
   expect(moving).toEqual([]);
 });
 
+// Rewrites a file's top-level declarations: `change` gets the text of each (with the comment
+// lines directly above it, as the docs cut them) and gives back the texts to write, in the order to
+// write them, after the file's top (its comment and imports). There must be nothing but blank
+// lines between two declarations of the file, so that no line is lost.
+function rewrite(file: string, change: (texts: string[]) => string[]): void {
+  const text = readFileSync(file, "utf8");
+  const found = pieces(text, file);
+  const texts = found.map((piece, index) => {
+    const between = text.slice(piece.to, found[index + 1]?.from ?? text.length);
+    if (between.trim() !== "") throw new Error(`${file} has ${between} between declarations`);
+    return text.slice(piece.from, piece.to);
+  });
+  writeFileSync(file, `${text.slice(0, found[0]?.from ?? 0)}${change(texts).join("\n\n")}\n`);
+}
+
+const SEARCH = "diff --git a/src/search.ts b/src/search.ts";
+
+// day-3-v4 as a learner who typed search.ts's declarations in the opposite order to the stage's.
+function reversedSearch(): { dir: string; search: string } {
+  const dir = projectFrom("day-3-v4");
+  const search = join(dir, "src", "search.ts");
+  rewrite(search, (texts) => [...texts].reverse());
+  return { dir, search };
+}
+
+describe("--by-declaration", () => {
+  const stageSearch = join(stageDir("day-3-v4"), "src", "search.ts");
+
+  test("declarations and imports in another order are no difference", async () => {
+    const { dir } = reversedSearch();
+    // walk.ts with its four import lines the other way round.
+    const walk = join(dir, "src", "walk.ts");
+    const lines = readFileSync(walk, "utf8").split("\n");
+    const imports = lines.filter((line) => line.startsWith("import "));
+    expect(imports).toHaveLength(4);
+    writeFileSync(walk, [...lines.slice(0, 3), ...imports.reverse(), ...lines.slice(7)].join("\n"));
+    // Line by line, most of search.ts differs, and walk.ts's imports do.
+    const plain = await diffStageAndProject("day-3-v4", dir);
+    expect(changes(filePart(plain, SEARCH)).length).toBeGreaterThan(200);
+    expect(changes(filePart(plain, "diff --git a/src/walk.ts b/src/walk.ts"))).not.toEqual([]);
+    expect(await diffStageAndProject("day-3-v4", dir, { byDeclaration: true })).toBe(
+      "day-3-v4 (a/) -> your project (b/): src/, by declaration\nno differences\n",
+    );
+  });
+
+  test("one changed line shows in its declaration alone, at the files' lines", async () => {
+    const { dir, search } = reversedSearch();
+    const old = '  if (value === undefined || value === "") return DEFAULT_TIMEOUT_MS;';
+    edit(search, old, "  if (!value) return DEFAULT_TIMEOUT_MS;");
+    const output = await diffStageAndProject("day-3-v4", dir, { byDeclaration: true });
+    // timeoutOf's first line, on each side: the hunk starts there (2 lines above the change).
+    const first = "function timeoutOf(env: Env): number {";
+    const stageLines = readFileSync(stageSearch, "utf8").split("\n");
+    const at = stageLines.indexOf(first) + 1;
+    const mine = readFileSync(search, "utf8").split("\n").indexOf(first) + 1;
+    expect(at).not.toBe(mine);
+    expect(output).toBe(
+      [
+        "day-3-v4 (a/) -> your project (b/): src/, by declaration",
+        " src/search.ts | 2 +- (1 declaration)",
+        " 1 file changed, 1 declaration changed, 1 insertion(+), 1 deletion(-)",
+        "",
+        SEARCH,
+        "--- a/src/search.ts",
+        "+++ b/src/search.ts",
+        "@@ function timeoutOf @@",
+        `@@ -${at},6 +${mine},6 @@`,
+        ` ${first}`,
+        "   const value = env.AGENT_CODE_SEARCH_TIMEOUT_MS;",
+        `-${old}`,
+        "+  if (!value) return DEFAULT_TIMEOUT_MS;",
+        ...stageLines.slice(at + 2, at + 5).map((line) => ` ${line}`),
+        "",
+      ].join("\n"),
+    );
+    // In colour, a declaration's header line stands out from a hunk's.
+    const coloured = await diffStageAndProject("day-3-v4", dir, {
+      byDeclaration: true,
+      colour: true,
+    });
+    expect(coloured).toContain(`\n${paint(true, "cyan", "@@ function timeoutOf @@")}\n`);
+    expect(stripVTControlCharacters(coloured)).toBe(output);
+  });
+
+  test("only in the stage: removed; only in the project: added, after the stage's", async () => {
+    const { dir, search } = reversedSearch();
+    const hidden = extractCode(readFileSync(stageSearch, "utf8"), "search.ts", "hidden");
+    const extra = ["// Mine: not in the stage.", "function extra(): number {", "  return 1;", "}"];
+    // The learner's file has extra first and no hidden.
+    rewrite(search, (texts) => [extra.join("\n"), ...texts.filter((text) => text !== hidden)]);
+    expect(readFileSync(search, "utf8")).not.toContain("function hidden(");
+    const output = await diffStageAndProject("day-3-v4", dir, { byDeclaration: true });
+    const part = filePart(output, SEARCH);
+    expect(part.split("\n").filter((line) => /^@@ [^-]/.test(line))).toEqual([
+      "@@ function hidden (only in a/) @@",
+      "@@ function extra (only in b/) @@",
+    ]);
+    expect(changes(part)).toEqual([
+      ...hidden.split("\n").map((line) => `-${line}`),
+      ...extra.map((line) => `+${line}`),
+    ]);
+    expect(output.split("\n")[1]).toBe(" src/search.ts | 8 ++++---- (2 declarations)");
+    expect(output.split("\n")[2]).toBe(
+      " 1 file changed, 2 declarations changed, 4 insertions(+), 4 deletions(-)",
+    );
+  });
+
+  test("a file that does not parse is compared line by line, with a line saying so", async () => {
+    const { dir, search } = reversedSearch();
+    edit(search, "function timeoutOf(env: Env): number {", "function timeoutOf(env: Env: number {");
+    const plain = await diffStageAndProject("day-3-v4", dir);
+    const output = await diffStageAndProject("day-3-v4", dir, { byDeclaration: true });
+    const lines = output.split("\n");
+    const note = lines.indexOf(SEARCH) + 1;
+    expect(lines[note]).toMatch(
+      /^… b\/src\/search\.ts does not parse: .+; compared line by line …$/,
+    );
+    // Everything else is the plain diff: its title says by declaration.
+    const [title, ...rest] = plain.split("\n");
+    expect(lines.toSpliced(note, 1)).toEqual([`${title}, by declaration`, ...rest]);
+  });
+});
+
 describe("the command line", () => {
   const run = (args: string[]) =>
     runCli(["node", "--import", "tsx", SCRIPT], args, { env: { INIT_CWD: ROOT } });
@@ -508,6 +702,15 @@ describe("the command line", () => {
     const result = await run(["day-1", "day-2-v1"]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toBe(await diffStages("day-1", "day-2-v1"));
+  }, 30_000);
+
+  test("--by-declaration compares by declaration", async () => {
+    const result = await run(["day-3-v3", "day-3-v4", "--by-declaration"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(await diffStages("day-3-v3", "day-3-v4", { byDeclaration: true }));
+    expect(result.stdout.split("\n")[0]).toBe(
+      "day-3-v3 (a/) -> day-3-v4 (b/): src/, by declaration",
+    );
   }, 30_000);
 
   test("one stage alone is diffed against the stage it builds on", async () => {
