@@ -2,7 +2,7 @@
 // [--strict] [--json]`: stage contracts against a learner's agent-code, in any language, with
 // reasons to act on. Every exit leaves a report: an error is a JUnit failure and a step summary too.
 import { appendFileSync, existsSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { MAX_SEED, parseSeed, randomSeed, splitCommand } from "@agent-code/test-kit";
@@ -20,7 +20,7 @@ import { resolveOnly } from "./lib/check-only.ts";
 import { PROJECT_FILE, readProjectFile, requireInstalled } from "./lib/check-project.ts";
 import { buildFailure, failureJson, jsonOutput, textOutput } from "./lib/check-report.ts";
 import { type CheckSettings, projectCommit, runCheck } from "./lib/check-run.ts";
-import { runCommand, STAGES, stagesOption, UsageError, useColour } from "./lib/command.ts";
+import { ROOT, runCommand, STAGES, stagesOption, UsageError, useColour } from "./lib/command.ts";
 
 const USAGE =
   'usage: pnpm check <stage> | --stages <a,b,…> | --main-line | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--verbose] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>] [--seed <n>]';
@@ -206,6 +206,14 @@ export function checkSettings(
   if (statSync(project, { throwIfNoEntry: false })?.isDirectory() !== true) {
     throw new UsageError(`project directory not found: ${project}`);
   }
+  // Called inside the course without --project: the code checked is the course's, and a learner
+  // who meant their own is told how (issue #45).
+  const courseCode = values.project === undefined && isInside(ROOT, project);
+  if (courseCode && !existsSync(join(project, "src", "cli.ts")) && values.cmd === undefined) {
+    throw new UsageError(
+      `${project} is this course, not your project: from your project's folder, run ${learnerCheck(stages)}`,
+    );
+  }
   const { command, note, buildError } =
     values.cmd === undefined ? projectCommand(project) : { command: splitCommand(values.cmd) };
   if (command.length === 0 && buildError === undefined) {
@@ -222,6 +230,7 @@ export function checkSettings(
       timeoutMs: timeoutOption(values["timeout-ms"]),
       passEnv: passEnvOption(values["pass-env"]),
       seed: seedOption(values.seed),
+      ...(courseCode ? { courseCode: learnerCheck(stages) } : {}),
     },
     json: values.json === true || reporter === "json",
     reporter,
@@ -335,6 +344,17 @@ function reporterOption(value: string | undefined, json: boolean): Reporter {
   }
   if (json && value !== "json") throw new UsageError(`--json does not go with --reporter ${value}`);
   return value;
+}
+
+// The command a learner types in their own project's folder, the form Day 1 defines.
+function learnerCheck(stages: string[]): string {
+  const which = stages.length === 1 ? (stages[0] ?? "") : "<stage>";
+  return `pnpm --dir ${ROOT} check ${which} --project .`;
+}
+
+function isInside(parent: string, path: string): boolean {
+  const rel = relative(parent, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 // --seed as typed, or a fresh seed: a learner's check asks new words each run unless told.

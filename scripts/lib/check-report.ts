@@ -33,7 +33,11 @@ export function textOutput(write: Write, colour: boolean, verbose = false): Chec
     start(settings) {
       strict = settings.strict;
       summaryOnly = settings.stages.length > 1 && !verbose;
-      write(`project: ${settings.project}\ncommand: ${settings.command.join(" ")}\n`);
+      const whose =
+        settings.courseCode === undefined
+          ? ""
+          : ` (this course's own code, not yours: to check your project, run in its folder: ${settings.courseCode})`;
+      write(`project: ${settings.project}${whose}\ncommand: ${settings.command.join(" ")}\n`);
       if (settings.seed !== undefined) write(`${seedLine(settings.seed)}\n`);
     },
     stage(stage, title) {

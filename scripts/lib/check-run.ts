@@ -26,6 +26,9 @@ export interface CheckSettings {
   passEnv?: string[];
   // What seeded scenarios draw their words and names from (--seed); FIXED_SEED when not given.
   seed?: number;
+  // Set when the check runs the course's own code because no --project was given inside the
+  // course: the command that checks the learner's project instead.
+  courseCode?: string;
 }
 
 // pass; fail (decides the stage); note (a conformance miss, which decides only with --strict).

@@ -151,10 +151,15 @@ export function parseCheckpoint(block: Block, file: string): Checkpoint | undefi
 }
 
 // The command a checkpoint's box shows.
+// Where the pages say the course is cloned (the course map's Day 0), and the form in which a
+// learner checks their own project from its folder, defined once in Day 1: every checkpoint box
+// writes it so.
+export const COURSE_DIR = "~/agent-code-course";
+export const LEARNER_CHECK = `pnpm --dir ${COURSE_DIR} check`;
+
 export function checkCommand(checkpoint: { stage: string; scenarios: string[] }): string {
-  return ["pnpm check", checkpoint.stage, ...checkpoint.scenarios.map((id) => `--only ${id}`)].join(
-    " ",
-  );
+  const only = checkpoint.scenarios.map((id) => `--only ${id}`);
+  return [LEARNER_CHECK, checkpoint.stage, "--project .", ...only].join(" ");
 }
 
 // The box under a `<!-- check: … -->` marker: a GitHub alert, which the site shows as a box too.

@@ -29,6 +29,7 @@ import {
   treePath,
 } from "./docs-pages.ts";
 import { replayFile, replayIds, runReplay } from "./docs-replays.ts";
+import { learnerPageProblems } from "./docs-rules.ts";
 import { diffStages } from "./stage-diff.ts";
 import { type StageStats, stageStats } from "./stage-stats.ts";
 
@@ -180,6 +181,7 @@ async function planPage(
   const page = scanPage(file, text);
   const { problems } = plan.report;
   problems.push(...page.problems, ...checkPageLinks(file, page.links, check));
+  problems.push(...learnerPageProblems(file, text));
   const expected = { blocks: new Map<Block, string>(), figures: new Map<Figure, string>() };
   for (const block of page.blocks) {
     const at = { file, line: block.line };

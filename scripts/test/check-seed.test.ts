@@ -1,7 +1,8 @@
 // Seeded scenarios through `pnpm check` (decision 0059): --seed is read and checked, a check
 // without it draws a new seed and says which, every report keeps it, and a program that hard-codes
 // what the pages' seed asks passes there and fails at another seed. A usage error under --json
-// still writes the JSON document, with the error in it.
+// still writes the JSON document, with the error in it; and a check called in the course itself
+// with no CLI to run names the form a learner types instead.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,3 +90,11 @@ test("a hard-coded answer passes at the pages' seed and fails at another; the re
   const text = await check(["day-1", "--only", "echo-round-trip", "--cmd", DAY_1, "--seed", "5"]);
   expect(text.stdoutLines[2]).toBe("seed: 5 (--seed 5 asks the same words and file names again)");
 }, 60_000);
+
+test("in the course without --project and with no CLI to run: one line naming the learner's form", async () => {
+  const run = await check(["day-1"]);
+  expect(run.exitCode).toBe(2);
+  expect(run.stderr).toBe(
+    `error: ${ROOT} is this course, not your project: from your project's folder, run pnpm --dir ${ROOT} check day-1 --project .\n`,
+  );
+}, 30_000);

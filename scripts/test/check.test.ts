@@ -52,8 +52,10 @@ test(
     const scenarios = findContract("day-2-v3")?.scenarios ?? [];
     const lines = run.stdoutLines.filter((line) => /^(PASS|FAIL|NOTE) {2}/.test(line));
     expect(lines).toEqual(scenarios.map((scenario) => `PASS  ${scenario.title}  [${scenario.id}]`));
+    // Called in the course without --project: the first line says whose code this is, and how to
+    // check your own.
     expect(run.stdoutLines.slice(0, 5)).toEqual([
-      `project: ${ROOT}`,
+      `project: ${ROOT} (this course's own code, not yours: to check your project, run in its folder: pnpm --dir ${ROOT} check day-2-v3 --project .)`,
       `command: ${BUNDLE}`,
       // A new seed each check, unless --seed names one; the line says how to ask the same again.
       expect.stringMatching(/^seed: (\d+) \(--seed \1 asks the same words and file names again\)$/),

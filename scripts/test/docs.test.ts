@@ -311,7 +311,7 @@ test("a checkpoint box is generated from its marker, and a marker naming no scen
     [
       "<!-- check: day-2-v3 two-step-chain max-steps -->",
       "> [!TIP]",
-      "> **Checkpoint.** Stop here and check your project: `pnpm check day-2-v3 --only two-step-chain --only max-steps`",
+      "> **Checkpoint.** Stop here and check your project: `pnpm --dir ~/agent-code-course check day-2-v3 --project . --only two-step-chain --only max-steps`",
       "<!-- /check -->",
     ].join("\n"),
   );
@@ -319,4 +319,42 @@ test("a checkpoint box is generated from its marker, and a marker naming no scen
     "docs/fixture.md:6: <!-- check: day-2-v3 no-such-scenario -->: day-2-v3 has no scenario no-such-scenario",
     "docs/fixture.md:9: <!-- delete: day-2-v3 src/agent.ts#runAgent -->: day-2-v3 still has runAgent in src/agent.ts",
   ]);
+}, 60_000);
+
+// Issue #45's rules for the pages a learner works through, each broken once on a copy of Day 4.
+test("a learner's page fits a sitting, says its time, and writes checks in the learner's form", async () => {
+  const page = "docs/day-4.md";
+  const text = readFileSync(join(ROOT, page), "utf8");
+  const box = "`pnpm --dir ~/agent-code-course check day-4-v1 --project . --only";
+  expect(text).toContain(box);
+  const filler = Array.from({ length: 600 }, (_, n) => `Filler line ${n}.`).join("\n");
+  const root = drifted(page, (original) =>
+    original
+      .replace(/^\*\*Time:\*\*.*$/m, "")
+      .replace(box, "`pnpm check day-4-v1 --only")
+      .replace(
+        "\n## v1:",
+        "\nRun `pnpm check day-4-v1` now.\n\n```sh\npnpm check --all\n```\n\n## v1:",
+      )
+      .concat(`\n${filler}\n`),
+  );
+  const found = await problems(root);
+  const drifted4 = readFileSync(join(root, page), "utf8");
+  const lines = drifted4.split("\n").length;
+  expect(found).toEqual(
+    expect.arrayContaining([
+      `${page}: ${lines.toLocaleString("en")} lines: a page holds at most 2,000, about a sitting; split it into parts`,
+      `${page}: no \`**Time:**\` line: say near the top how long the page takes`,
+      `${page}:${lineOf(drifted4, "Run `pnpm check day-4-v1` now.")}: \`pnpm check day-4-v1\` is not the learner's form: write \`pnpm --dir ~/agent-code-course check <stage> --project . …\`, as Day 1 defines it`,
+      `${page}:${lineOf(drifted4, "pnpm check --all")}: \`pnpm check --all\` is not the learner's form: write \`pnpm --dir ~/agent-code-course check <stage> --project . …\`, as Day 1 defines it`,
+      expect.stringMatching(
+        /^docs\/day-4\.md:\d+: the block of <!-- check: day-4-v1 .* differs from the box for/,
+      ),
+    ]),
+  );
+  // A page that is not a learner's (the instructors' guide) may write `pnpm check` as it likes.
+  const guide = drifted("docs/instructors.md", (original) => `${original}\n\`pnpm check day-1\`\n`);
+  expect((await problems(guide)).filter((problem) => problem.includes("learner's form"))).toEqual(
+    [],
+  );
 }, 60_000);

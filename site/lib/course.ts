@@ -28,16 +28,31 @@ export const COURSE: CourseGroup[] = [
   { text: "The course", entries: [{ page: "README.md", text: "The course map" }] },
   { text: "Day 1", entries: [{ page: "day-1.md", steps: true }] },
   { text: "Day 2", entries: [{ page: "day-2.md", steps: true }] },
-  { text: "Day 3", entries: [{ page: "day-3.md", steps: true }] },
+  {
+    text: "Day 3",
+    entries: [
+      { page: "day-3.md", steps: true },
+      { page: "day-3-search.md", steps: true },
+      { page: "day-3-web.md", steps: true },
+    ],
+  },
   { text: "Day 4", entries: [{ page: "day-4.md", steps: true }] },
-  { text: "Day 5", entries: [{ page: "day-5.md", steps: true }] },
+  {
+    text: "Day 5",
+    entries: [
+      { page: "day-5.md", steps: true },
+      { page: "day-5-gate.md", steps: true },
+      { page: "day-5-tasks.md", steps: true },
+      { page: "day-5-rules.md", steps: true },
+    ],
+  },
   {
     text: "Challenges",
     entries: [
       { page: "day-1.md#challenges", text: "Day 1 challenges" },
-      { page: "day-2.md#challenges", text: "Day 2 challenges" },
-      { page: "day-3.md#challenges", text: "Day 3 challenges" },
-      { page: "day-5.md#challenges", text: "Day 5 challenges" },
+      { page: "day-2-challenges.md", text: "Day 2 challenges" },
+      { page: "day-3-challenges.md", text: "Day 3 challenges" },
+      { page: "day-5-challenges.md", text: "Day 5 challenges" },
     ],
   },
   {

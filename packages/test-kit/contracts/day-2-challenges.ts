@@ -19,10 +19,10 @@ import type { RecordedRequest, Step } from "../src/server.ts";
 import { day2v3 } from "./day-2-v3.ts";
 import { answerWithResults, DATE_PATTERN } from "./shared.ts";
 
-const DOTENV = "docs/day-2.md#answer-1-loading-env";
-const KEY_ENV = "docs/day-2.md#answer-2-the-keys-variable";
-const ZONES = "docs/day-2.md#answer-3-time-zones";
-const STREAMING = "docs/day-2.md#answer-4-streaming";
+const DOTENV = "docs/day-2-challenges.md#answer-1-loading-env";
+const KEY_ENV = "docs/day-2-challenges.md#answer-2-the-keys-variable";
+const ZONES = "docs/day-2-challenges.md#answer-3-time-zones";
+const STREAMING = "docs/day-2-challenges.md#answer-4-streaming";
 
 const PROMPT = "Say hello in one sentence.";
 const ANSWER = "Hello, I am agent-code, and I answer one word at a time.";

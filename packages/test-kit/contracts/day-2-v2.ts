@@ -15,7 +15,7 @@ import {
 import type { Step } from "../src/server.ts";
 import { drawWord, type Seeded } from "../src/vary.ts";
 import { day2v1, NOT_THE_API_IDS } from "./day-2-v1.ts";
-import { answerWithResults, DATE_PATTERN, rawReply } from "./shared.ts";
+import { answerWithResults, DATE_PATTERN, namesEveryToolOffered, rawReply } from "./shared.ts";
 
 const V2 = "docs/day-2.md#v2-one-round-of-tool-use";
 const USER_MESSAGE = "docs/day-2.md#tool-results-go-in-a-user-message";
@@ -263,12 +263,8 @@ export const day2v2: Contract = {
       args: ["Teleport to the moon"],
       server: { steps: UNKNOWN_TOOL_STEPS },
       judgements: [
-        judge(
-          V2,
-          "expected `observation: unknown tool: teleport (available: echo, system_date)`",
-          (o) =>
-            sameJson(observations(o), ["unknown tool: teleport (available: echo, system_date)"]),
-        ),
+        // The list is the stage's own (its first request's tools), so a later stage passes too.
+        namesEveryToolOffered(V2, "system_date"),
       ],
     },
     {

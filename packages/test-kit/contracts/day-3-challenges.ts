@@ -1,4 +1,4 @@
-// Day 3 challenges: the answers to docs/day-3.md#challenges on top of day-3-v2. Core scenarios are
+// Day 3 challenges: the answers to docs/day-3-challenges.md#challenges on top of day-3-v2. Core scenarios are
 // what any answer does (a bigger window that is still bounded, a hex preview behind the same
 // boundary, .ignore files obeyed, a runaway pattern that does not hang the run); exact texts and
 // the order of the ignore files are conformance. Every day-3-v2 scenario is kept, but the
@@ -7,13 +7,14 @@ import type { Contract } from "../src/contract.ts";
 import { exitCode, judge, noRequestCarries, observations } from "../src/judgements.ts";
 import { oneCall, theResult, wentOn } from "./day-3-v1.ts";
 import { day3v2, resultLines, searchScenario } from "./day-3-v2.ts";
+import { namesEveryToolOffered } from "./shared.ts";
 
-const WINDOW = "docs/day-3.md#answer-1-a-bigger-window";
-const NUMBERS = "docs/day-3.md#answer-2-line-numbers";
-const HEX = "docs/day-3.md#answer-3-a-hex-preview";
-const WORKER = "docs/day-3.md#answer-5-a-time-limit-for-grep";
-const IGNORE = "docs/day-3.md#answer-6-ignore-files";
-const TOOLS = "docs/day-3.md#challenges";
+const WINDOW = "docs/day-3-challenges.md#answer-1-a-bigger-window";
+const NUMBERS = "docs/day-3-challenges.md#answer-2-line-numbers";
+const HEX = "docs/day-3-challenges.md#answer-3-a-hex-preview";
+const WORKER = "docs/day-3-challenges.md#answer-5-a-time-limit-for-grep";
+const IGNORE = "docs/day-3-challenges.md#answer-6-ignore-files";
+const TOOLS = "docs/day-3-challenges.md#challenges";
 
 // 300 lines of 99 characters and a newline: 80 lines fill read_file's default 8000 characters.
 const WIDE = Array.from(
@@ -273,13 +274,8 @@ export const day3challenges: Contract = {
       prompt: "Teleport to the moon",
       steps: oneCall("teleport", { to: "the moon" }),
       judgements: [
-        judge(
-          TOOLS,
-          "expected `observation: unknown tool: teleport (available: echo, system_date, read_file, hex_preview, list_files, glob, grep, project_tree)`",
-          (o) =>
-            observations(o)[0] ===
-            "unknown tool: teleport (available: echo, system_date, read_file, hex_preview, list_files, glob, grep, project_tree)",
-        ),
+        // The list is the stage's own (its first request's tools), so a later stage passes too.
+        namesEveryToolOffered(TOOLS, "hex_preview"),
       ],
     }),
     // Day 3 v2's scenarios, but the unknown-tool text, which names this stage's longer list.

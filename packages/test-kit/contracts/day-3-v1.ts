@@ -21,7 +21,7 @@ import type { RecordedRequest, Step } from "../src/server.ts";
 import { drawName, drawNumber, drawWord, type Seeded } from "../src/vary.ts";
 import { TAVILY_CANARY } from "../src/web-server.ts";
 import { day2v3 } from "./day-2-v3.ts";
-import { answerWithResults } from "./shared.ts";
+import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
 
 const BOUNDARY = "docs/day-3.md#v1-the-working-directory-is-a-boundary";
 const REFUSALS = "docs/day-3.md#refusals-are-results";
@@ -442,13 +442,8 @@ export const day3v1: Contract = {
       prompt: "Teleport to the moon",
       steps: oneCall("teleport", { to: "the moon" }),
       judgements: [
-        judge(
-          REFUSALS,
-          "expected `observation: unknown tool: teleport (available: echo, system_date, read_file, list_files)`",
-          (o) =>
-            observations(o)[0] ===
-            "unknown tool: teleport (available: echo, system_date, read_file, list_files)",
-        ),
+        // The list is the stage's own (its first request's tools), so a later stage passes too.
+        namesEveryToolOffered(REFUSALS, "read_file"),
       ],
     }),
     // Day 2's scenarios, but the unknown-tool text, which names this stage's longer list.

@@ -20,10 +20,10 @@ import { fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
 import { namesEveryToolOffered } from "./shared.ts";
 
-const FETCH = "docs/day-3.md#v3-a-url-is-untrusted-input";
-const GUARD = "docs/day-3.md#check-the-address-you-connect-to";
-const READING = "docs/day-3.md#cap-while-you-read";
-const PAGES = "docs/day-3.md#pages-as-markdown";
+const FETCH = "docs/day-3-web.md#v3-a-url-is-untrusted-input";
+const GUARD = "docs/day-3-web.md#check-the-address-you-connect-to";
+const READING = "docs/day-3-web.md#cap-while-you-read";
+const PAGES = "docs/day-3-web.md#pages-as-markdown";
 
 // Easy to spot in any request: what must never reach the model.
 const SCRIPT_CALL = "evil_4b1d()";

@@ -13,10 +13,10 @@ import { fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 import { day3v3 as baseContract } from "./day-3-v3.ts";
 import { namesEveryToolOffered } from "./shared.ts";
 
-const SEARCH = "docs/day-3.md#v4-search-behind-an-interface";
-const INTERFACE = "docs/day-3.md#an-interface-before-a-service";
-const KEY = "docs/day-3.md#the-key-stays-in-one-header";
-const FAILURES = "docs/day-3.md#when-the-provider-says-no";
+const SEARCH = "docs/day-3-web.md#v4-search-behind-an-interface";
+const INTERFACE = "docs/day-3-web.md#an-interface-before-a-service";
+const KEY = "docs/day-3-web.md#the-key-stays-in-one-header";
+const FAILURES = "docs/day-3-web.md#when-the-provider-says-no";
 
 // What every query finds on the fake web: twelve hits, so a count of 10 can be seen.
 const HITS: SearchHit[] = Array.from({ length: 12 }, (_, n) => ({

@@ -1,4 +1,4 @@
-// Day 5 challenges: the answers to docs/day-5.md#challenges on top of day-5-v3. Core scenarios are
+// Day 5 challenges: the answers to docs/day-5-challenges.md#challenges on top of day-5-v3. Core scenarios are
 // what any answer does (a command never runs longer than --max-timeout, whether the timeout is
 // refused or lowered; an "always" answer lets the same command run again without a question; a
 // multi-select question names every pick); texts, the usage error and the REPL's shared memory are
@@ -11,9 +11,9 @@ import { gateScenario } from "./day-5-v2.ts";
 import { day5v3 } from "./day-5-v3.ts";
 import { answerWithResults } from "./shared.ts";
 
-const TIMEOUT = "docs/day-5.md#answer-1-a-ceiling-on-timeouts";
-const ALWAYS = "docs/day-5.md#answer-2-always-for-this-session";
-const SEVERAL = "docs/day-5.md#answer-3-several-answers";
+const TIMEOUT = "docs/day-5-challenges.md#answer-1-a-ceiling-on-timeouts";
+const ALWAYS = "docs/day-5-challenges.md#answer-2-always-for-this-session";
+const SEVERAL = "docs/day-5-challenges.md#answer-3-several-answers";
 
 // The scenario with options before its own arguments, and time for a late marker to appear.
 function withOptions(scenario: Scenario, options: string[], settleMs?: number): Scenario {

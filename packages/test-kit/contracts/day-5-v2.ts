@@ -21,10 +21,10 @@ import { fileScenario } from "./day-3-v1.ts";
 import { absent, type Call, hasText, offered, resultIs, turns, wentOn } from "./day-4-v1.ts";
 import { bash, day5v1, noQuestion } from "./day-5-v1.ts";
 
-const V2 = "docs/day-5.md#v2-one-gate-for-every-call";
-const MODES = "docs/day-5.md#modes";
-const GUARDS = "docs/day-5.md#guards-that-read-the-command";
-const WEB = "docs/day-5.md#web-tools-ask-too";
+const V2 = "docs/day-5-gate.md#v2-one-gate-for-every-call";
+const MODES = "docs/day-5-gate.md#modes";
+const GUARDS = "docs/day-5-gate.md#guards-that-read-the-command";
+const WEB = "docs/day-5-gate.md#web-tools-ask-too";
 
 const YES = "y\n";
 const NO = "n\n";

@@ -16,7 +16,7 @@ import { type Call, offered, resultIs, turn, turns, wentOn } from "./day-4-v1.ts
 import { day5v2, gateScenario } from "./day-5-v2.ts";
 import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
 
-const V3 = "docs/day-5.md#v3-the-model-asks-the-human";
+const V3 = "docs/day-5-tasks.md#v3-the-model-asks-the-human";
 
 const TOOL = "ask_user_question";
 const QUESTION = "Which test runner?";

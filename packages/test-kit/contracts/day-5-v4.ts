@@ -23,9 +23,9 @@ import { type GateScenario, gateScenario } from "./day-5-v2.ts";
 import { day5v3, notAnError, promptsSent } from "./day-5-v3.ts";
 import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
 
-const V4 = "docs/day-5.md#v4-background-tasks";
-const OWNS = "docs/day-5.md#what-a-background-task-owns";
-const READING = "docs/day-5.md#reading-and-stopping-a-task";
+const V4 = "docs/day-5-tasks.md#v4-background-tasks";
+const OWNS = "docs/day-5-tasks.md#what-a-background-task-owns";
+const READING = "docs/day-5-tasks.md#reading-and-stopping-a-task";
 
 const YES = "y\n";
 // Where a process group can be watched: the marker and the stray-process sweep need POSIX.

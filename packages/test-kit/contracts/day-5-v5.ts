@@ -24,9 +24,9 @@ import { notAnError } from "./day-5-v3.ts";
 import { day5v4 } from "./day-5-v4.ts";
 import { answerWithResults } from "./shared.ts";
 
-const V5 = "docs/day-5.md#v5-rules-a-user-can-trust";
-const TRUST = "docs/day-5.md#settings-and-trust";
-const LIMITS = "docs/day-5.md#what-rules-cannot-stop";
+const V5 = "docs/day-5-rules.md#v5-rules-a-user-can-trust";
+const TRUST = "docs/day-5-rules.md#settings-and-trust";
+const LIMITS = "docs/day-5-rules.md#what-rules-cannot-stop";
 
 const YES = "y\n";
 const NO = "n\n";
