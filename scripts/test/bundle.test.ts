@@ -37,7 +37,7 @@ function project(name: string, files: Record<string, string>): string {
 }
 
 // A day-1 run printed by a CLI of a few lines; TypeScript, so that a loader or a bundler is needed.
-const DAY_1_CLI = `const text: string = "hi";
+const DAY_1_CLI = `const text: string = process.argv.slice(2).join(" ");
 console.log("Agent Code");
 console.log("cwd: " + process.cwd());
 console.log("");
