@@ -172,11 +172,56 @@ export function checkpointBox(checkpoint: { stage: string; scenarios: string[] }
 
 // Applies one block to the files; returns why it cannot be applied, if it cannot.
 export function applyBlock(files: Files, block: Block): string | undefined {
+  return placeBlock(files, block).error;
+}
+
+// What applying a block did: why it could not, or, for a code block, its placement line, which
+// says where its code went in the files as they were just before.
+export interface Applied {
+  error?: string;
+  placement?: string;
+}
+
+// Applies one block to the files, as applyBlock does, and says where a code block's code went.
+export function placeBlock(files: Files, block: Block): Applied {
   if (block.kind === "code") return applyCode(files, block.arg);
-  if (block.kind === "diff") return applyDiff(files, block.arg);
-  if (block.kind === "delete") return applyDelete(files, block.arg);
-  if (block.kind === "move") return applyMove(files, block.arg);
-  return undefined;
+  if (block.kind === "diff") return { error: applyDiff(files, block.arg) };
+  if (block.kind === "delete") return { error: applyDelete(files, block.arg) };
+  if (block.kind === "move") return { error: applyMove(files, block.arg) };
+  return {};
+}
+
+// Names in code spans as a sentence lists them: "`a`", "`a` and `b`", "`a`, `b` and `c`".
+export function listNames(names: string[]): string {
+  const quoted = names.map((name) => `\`${name}\``);
+  return quoted.length < 2
+    ? quoted.join("")
+    : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
+}
+
+// A placement line for the code of a file that exists: "In `src/x.ts`, after `y`:".
+function placedIn(path: string, where: string): string {
+  return `In \`src/${path}\`, ${where}:`;
+}
+
+// How a placement line names a piece of the learner's file: a declaration by its name; a statement
+// that declares nothing by how it starts, `process.exitCode = …` or `console.error(…)`.
+function pieceLabel(piece: Piece): string {
+  const { statement } = piece;
+  if (declaredNames(statement).length > 0 || statement.type !== "ExpressionStatement") {
+    return piece.name;
+  }
+  const { type } = statement.expression;
+  if (type === "AssignmentExpression") return `${piece.name} = …`;
+  return type === "CallExpression" ? `${piece.name}(…)` : piece.name;
+}
+
+// What the top of the learner's file holds, for a placement line: its imports (with the comment
+// above them), only an opening comment, or nothing.
+function topOf(own: string, path: string, ownPieces: Piece[]): "imports" | "comment" | undefined {
+  const { body } = parseFile(own, path).program;
+  if (body.some((statement) => statement.type === "ImportDeclaration")) return "imports";
+  return topEnd(own, path, ownPieces) > 0 ? "comment" : undefined;
 }
 
 // Each declaration leaves its file as the learner has it and goes where the stage has it in the
@@ -219,7 +264,15 @@ function applyMove(files: Files, arg: string): string | undefined {
       return `src/${move.to} has ${piece.name} already`;
     }
     const text = own.slice(piece.from, piece.to);
-    target = insertPiece(target, move.to, targetPieces, stagePieces, stageText, stageName, text);
+    target = insertPiece(
+      target,
+      move.to,
+      targetPieces,
+      stagePieces,
+      stageText,
+      stageName,
+      text,
+    ).text;
   }
   let left = own;
   for (const { piece } of [...moving].sort((a, b) => b.piece.from - a.piece.from)) {
@@ -250,20 +303,32 @@ function applyDelete(files: Files, arg: string): string | undefined {
   return undefined;
 }
 
-function applyCode(files: Files, arg: string): string | undefined {
+// A code block: the whole file, or one piece of it (the imports, a declaration, a statement, a
+// class's member) put where the stage has it among what the learner's file already holds.
+function applyCode(files: Files, arg: string): Applied {
   const match = /^([^/]+)\/src\/([^#\s]+)(?:#(\S+))?$/.exec(arg);
-  if (match === null) return undefined;
+  if (match === null) return {};
   const [, stage = "", path = "", name] = match;
   const stageText = readFileSync(join(stageDir(stage), "src", path), "utf8");
+  const isNew = !files.has(path);
+  const newFile = `New file \`src/${path}\`:`;
   if (name === undefined) {
     files.set(path, stageText);
-    return undefined;
+    return { placement: isNew ? newFile : `The whole of \`src/${path}\`:` };
   }
   const text = extractCode(stageText, path, name);
   const own = files.get(path) ?? "";
+  const ownPieces = pieces(own, path);
+  const placed = (where: string): Applied => ({
+    placement: isNew ? newFile : placedIn(path, where),
+  });
   if (name === IMPORTS) {
-    files.set(path, joinParts(text, own.slice(topEnd(own, path, pieces(own, path)))));
-    return undefined;
+    const top = topOf(own, path, ownPieces);
+    files.set(path, joinParts(text, own.slice(topEnd(own, path, ownPieces))));
+    if (top === undefined) return placed("the imports at the top");
+    return placed(
+      top === "imports" ? "replace the imports at the top" : "replace the comment at the top",
+    );
   }
   const stagePieces = pieces(stageText, path);
   const [outer = "", member] =
@@ -276,9 +341,10 @@ function applyCode(files: Files, arg: string): string | undefined {
     )
       ? name.split(".")
       : [name];
-  const ownPieces = pieces(own, path);
-  if (member !== undefined)
-    return applyMember(files, path, own, ownPieces, stageText, outer, member, text);
+  if (member !== undefined) {
+    const where = applyMember(files, path, own, ownPieces, stageText, outer, member, text);
+    return where.error === undefined ? placed(`in \`${outer}\`, ${where.placement}`) : where;
+  }
   const isStatement = stagePieces.some(
     (piece) => piece.name === name && declaredNames(piece.statement).length === 0,
   );
@@ -304,14 +370,20 @@ function applyCode(files: Files, arg: string): string | undefined {
           : result.slice(0, piece.from) + value + result.slice(piece.to);
     }
     files.set(path, result);
-    return undefined;
+    return placed(`replace ${listNames([...new Set(replaced.map(pieceLabel))])}`);
   }
-  files.set(path, insertPiece(own, path, ownPieces, stagePieces, stageText, name, text));
-  return undefined;
+  const top = topOf(own, path, ownPieces);
+  const inserted = insertPiece(own, path, ownPieces, stagePieces, stageText, name, text);
+  files.set(path, inserted.text);
+  if (inserted.after !== undefined)
+    return placed(`after ${listNames([pieceLabel(inserted.after)])}`);
+  if (top === undefined) return placed("at the top");
+  return placed(top === "imports" ? "below the imports" : "below the comment at the top");
 }
 
 // Inserts after the nearest piece that comes before it in the stage and is already there; or
-// after the file's top when none is. The blank lines around it are the stage's.
+// after the file's top when none is. The blank lines around it are the stage's. Returns the file
+// and the piece of the file it went after, if any.
 function insertPiece(
   own: string,
   path: string,
@@ -320,7 +392,7 @@ function insertPiece(
   stageText: string,
   name: string,
   text: string,
-): string {
+): { text: string; after?: Piece } {
   const index = stagePieces.findIndex((piece) => piece.name === name);
   const piece = stagePieces[index];
   const gap = (from: number, to: number) => {
@@ -333,10 +405,11 @@ function insertPiece(
     const there = ownPieces.find((candidate) => candidate.name === earlier.name);
     if (there === undefined) continue;
     const before = piece === undefined ? 1 : gap(earlier.to, piece.from);
-    return joinParts(joinParts(own.slice(0, there.to), text, before), own.slice(there.to), after);
+    const head = joinParts(own.slice(0, there.to), text, before);
+    return { text: joinParts(head, own.slice(there.to), after), after: there };
   }
   const end = topEnd(own, path, ownPieces);
-  return joinParts(joinParts(own.slice(0, end), text), own.slice(end), after);
+  return { text: joinParts(joinParts(own.slice(0, end), text), own.slice(end), after) };
 }
 
 // Where a file's top (its opening comment and imports) ends; never inside its first piece, whose
@@ -347,6 +420,8 @@ function topEnd(own: string, path: string, ownPieces: Piece[]): number {
   return first === undefined ? end : Math.min(end, first.from);
 }
 
+// A class's or an interface's member: it replaces the member of that name, or goes after the
+// nearest member before it in the stage, or first. Its placement says which, within the holder.
 function applyMember(
   files: Files,
   path: string,
@@ -356,9 +431,10 @@ function applyMember(
   outer: string,
   member: string,
   text: string,
-): string | undefined {
+): Applied {
   const holder = ownPieces.find((piece) => piece.names.includes(outer));
-  if (holder === undefined) return `${path} has no ${outer} yet for its member ${member}`;
+  if (holder === undefined)
+    return { error: `${path} has no ${outer} yet for its member ${member}` };
   const { comments } = parseFile(own, path);
   const ownMembers = memberSpans(own, holder.statement, comments);
   const stageParsed = parseFile(stageText, path);
@@ -379,14 +455,14 @@ function applyMember(
   const there = ownMembers.find((candidate) => candidate.name === member);
   if (there !== undefined) {
     files.set(path, own.slice(0, there.start) + indented + own.slice(there.end));
-    return undefined;
+    return { placement: `replace \`${member}\`` };
   }
   const index = stageMembers.findIndex((candidate) => candidate.name === member);
   for (const earlier of stageMembers.slice(0, Math.max(0, index)).reverse()) {
     const found = ownMembers.find((candidate) => candidate.name === earlier.name);
     if (found !== undefined) {
       files.set(path, `${own.slice(0, found.end)}\n\n${indented}${own.slice(found.end)}`);
-      return undefined;
+      return { placement: `after \`${found.name}\`` };
     }
   }
   const open = own.indexOf("{", holder.statement.start);
@@ -395,7 +471,7 @@ function applyMember(
     path,
     `${own.slice(0, after + 1)}${indented}\n${ownMembers.length > 0 ? "\n" : ""}${own.slice(after + 1)}`,
   );
-  return undefined;
+  return { placement: "at the top" };
 }
 
 // Two parts of a file with blank lines (one unless told) between them, or a file's end.
@@ -723,13 +799,16 @@ function shownCode(block: Block): { text: string; file: string }[] {
 }
 
 // Replays a lesson's text: the files it ends with, the problems on the way (a block that does not
-// apply, a block that uses a name only a later block brings), and its coverage.
+// apply, a block that uses a name only a later block brings), its coverage, and where each code
+// block's code goes, computed before the block applies.
 export function replayLesson(lesson: Lesson): {
   files: Files;
   problems: Problem[];
   coverage: LessonCoverage;
   // The files at each checkpoint, in order.
   checkpoints: { checkpoint: Checkpoint; files: Files }[];
+  // Each code block that applied, with its placement line.
+  placements: Map<Block, string>;
 } {
   const files = stageFiles(lesson.base);
   const target = stageFiles(lesson.stage);
@@ -737,6 +816,7 @@ export function replayLesson(lesson: Lesson): {
   const baseNames = declaredIn(files);
   const problems: Problem[] = [];
   const checkpoints: { checkpoint: Checkpoint; files: Files }[] = [];
+  const placements = new Map<Block, string>();
   for (const step of lesson.steps) {
     if ("checkpoint" in step) {
       checkpoints.push({ checkpoint: step.checkpoint, files: new Map(files) });
@@ -746,7 +826,9 @@ export function replayLesson(lesson: Lesson): {
     const at = { file, line: block.line };
     let why: string | undefined;
     try {
-      why = applyBlock(files, block);
+      const applied = placeBlock(files, block);
+      why = applied.error;
+      if (applied.placement !== undefined) placements.set(block, applied.placement);
     } catch (error) {
       why = (error as Error).message;
     }
@@ -787,6 +869,7 @@ export function replayLesson(lesson: Lesson): {
     files,
     problems,
     checkpoints,
+    placements,
     coverage: { stage: lesson.stage, changed, shown: Math.max(0, changed - left) },
   };
 }

@@ -28,6 +28,11 @@ export interface Block {
   to: number;
   fence: string;
   content: string;
+  // A `code:` block's placement line, between its marker and its fence, when it has one: where
+  // the code goes in the learner's project (generated on the lesson pages). The lines between
+  // the marker and the fence are `from - 1 - line`: the placement line and, as Biome formats a
+  // paragraph before a fence, a blank line.
+  placement?: string;
 }
 
 // `<!-- stat: day-2-v3.lines -->123<!-- /stat -->`, inline.
@@ -56,6 +61,7 @@ export interface ScannedPage {
 const OTHER_PAGES = ["README.md", "CONTRIBUTING.md", "SECURITY.md", "starter/README.md"];
 
 const MARKER = /^<!--\s*(code|diff|replay|check|delete|move):\s*(.*?)\s*-->\s*$/;
+const FENCE_OPEN = /^(`{3,}|~{3,})[^`]*$/;
 // A checkpoint's box runs from its marker to this line, and a move's line to the other.
 export const CHECK_END = "<!-- /check -->";
 export const MOVE_END = "<!-- /move -->";
@@ -118,8 +124,9 @@ export function scanPage(file: string, text: string): ScannedPage {
       continue;
     }
     if (marker?.[1] !== undefined && marker[2] !== undefined) {
-      const open = /^(`{3,}|~{3,})[^`]*$/.exec(lines[index + 1] ?? "");
-      const fence = open?.[1];
+      const placement = placementLine(kind, lines, index);
+      const start = index + 1 + (placement?.lines ?? 0);
+      const fence = FENCE_OPEN.exec(lines[start] ?? "")?.[1];
       if (fence === undefined) {
         page.problems.push({
           file,
@@ -128,7 +135,7 @@ export function scanPage(file: string, text: string): ScannedPage {
         });
         continue;
       }
-      const close = closingFence(lines, index + 2, fence);
+      const close = closingFence(lines, start + 1, fence);
       if (close === -1) {
         page.problems.push({
           file,
@@ -141,10 +148,11 @@ export function scanPage(file: string, text: string): ScannedPage {
         kind: marker[1] as BlockKind,
         arg: marker[2],
         line: index + 1,
-        from: index + 2,
+        from: start + 1,
         to: close,
         fence,
-        content: lines.slice(index + 2, close).join("\n"),
+        content: lines.slice(start + 1, close).join("\n"),
+        ...(placement === undefined ? {} : { placement: placement.text }),
       });
       index = close;
       continue;
@@ -161,13 +169,40 @@ export function scanPage(file: string, text: string): ScannedPage {
   return page;
 }
 
-// The page with each block's content and each figure's text replaced by its expected value;
+// The line after the code marker at `index`, when it is a placement line: a line of text with the
+// opening fence right below it or below one blank line; with the lines it takes before the fence.
+// Any other line there (a blank, a fence, a marker) is none.
+function placementLine(
+  kind: BlockKind | undefined,
+  lines: string[],
+  index: number,
+): { text: string; lines: number } | undefined {
+  const text = lines[index + 1] ?? "";
+  if (kind !== "code" || text.trim() === "" || FENCE_OPEN.test(text) || MARKER.test(text)) {
+    return undefined;
+  }
+  if (FENCE_OPEN.test(lines[index + 2] ?? "")) return { text, lines: 1 };
+  const blank = lines[index + 2]?.trim() === "";
+  return blank && FENCE_OPEN.test(lines[index + 3] ?? "") ? { text, lines: 2 } : undefined;
+}
+
+// The lines a code block's placement line takes as generated: the line and a blank line, or none.
+export function placementLines(placement: string): string[] {
+  return placement === "" ? [] : [placement, ""];
+}
+
+// The page with each block's content and each figure's text replaced by its expected value, and
+// each code block's placement line set to its expected value ("" for none: a line there goes);
 // anything without a value stays as it is. Nothing else changes, so the formatter's work (padded
 // tables, wrapped lines) survives.
 export function fillPage(
   text: string,
   page: ScannedPage,
-  expected: { blocks: Map<Block, string>; figures: Map<Figure, string> },
+  expected: {
+    blocks: Map<Block, string>;
+    figures: Map<Figure, string>;
+    placements?: Map<Block, string>;
+  },
 ): string {
   const lines = text.split("\n");
   // Right to left within a line, so earlier columns stay valid.
@@ -180,8 +215,14 @@ export function fillPage(
   // Bottom to top, so earlier line indices stay valid.
   for (const block of [...page.blocks].reverse()) {
     const value = expected.blocks.get(block);
-    if (value === undefined) continue;
-    lines.splice(block.from, block.to - block.from, ...contentLines(value));
+    if (value !== undefined)
+      lines.splice(block.from, block.to - block.from, ...contentLines(value));
+    // Right below the marker, whose 1-based number is the 0-based index of the line after it.
+    const placement = expected.placements?.get(block);
+    if (placement === undefined) continue;
+    const own = lines.slice(block.line, block.from - 1);
+    const wanted = placementLines(placement);
+    if (own.join("\n") !== wanted.join("\n")) lines.splice(block.line, own.length, ...wanted);
   }
   return lines.join("\n");
 }

@@ -11,6 +11,7 @@ import {
   checkpointBox,
   type LessonCoverage,
   lessonsOf,
+  listNames,
   parseCheckpoint,
   parseMove,
   REST,
@@ -25,6 +26,8 @@ import {
   fillPage,
   type Problem,
   pagePaths,
+  placementLines,
+  type ScannedPage,
   scanPage,
   treePath,
 } from "./docs-pages.ts";
@@ -137,15 +140,19 @@ async function planDocs(root: string, sources: Sources): Promise<Plan> {
   };
   planGenerated(root, sources, plan);
   const check = linkChecker(root);
-  const pages: { file: string; blocks: Block[] }[] = [];
-  for (const file of pagePaths(root)) {
-    pages.push({ file, blocks: await planPage(root, file, sources, check, plan) });
-  }
-  plan.report.problems.push(...checkContractLinks(check));
-  planLessons(
-    pages.filter((page) => LESSON_PAGE.test(page.file)),
+  const pages = pagePaths(root).map((file) => {
+    const text = readFileSync(treePath(root, file), "utf8");
+    return { file, text, page: scanPage(file, text) };
+  });
+  // The lessons first, for the placement lines; their problems are reported after the pages'.
+  const lessons = planLessons(
+    pages
+      .filter(({ file }) => LESSON_PAGE.test(file))
+      .map(({ file, page }) => ({ file, blocks: page.blocks })),
     plan,
   );
+  for (const page of pages) await planPage(root, page, lessons.placements, sources, check, plan);
+  plan.report.problems.push(...checkContractLinks(check), ...lessons.problems);
   return plan;
 }
 
@@ -153,38 +160,56 @@ async function planDocs(root: string, sources: Sources): Promise<Plan> {
 const LESSON_PAGE = /^docs\/(?:day-|appendix-)[^/]+\.md$/;
 
 // Every lesson replayed as text: its blocks apply in page order, none uses a name a later block
-// brings, and together they show every changed line.
-function planLessons(pages: { file: string; blocks: Block[] }[], plan: Plan): void {
+// brings, and together they show every changed line. Returns the problems, and each code block's
+// placement line, computed on the way.
+function planLessons(
+  pages: { file: string; blocks: Block[] }[],
+  plan: Plan,
+): { problems: Problem[]; placements: Map<Block, string> } {
+  const problems: Problem[] = [];
+  const placements = new Map<Block, string>();
   for (const lesson of lessonsOf(pages)) {
     const replayed = replayLesson(lesson);
-    if (!UNFINISHED_LESSONS.includes(lesson.stage)) plan.report.problems.push(...replayed.problems);
+    if (!UNFINISHED_LESSONS.includes(lesson.stage)) problems.push(...replayed.problems);
+    for (const [block, line] of replayed.placements) placements.set(block, line);
     plan.report.lessons.push(replayed.coverage);
     const { stage, changed, shown } = replayed.coverage;
     if (shown < changed && !UNFINISHED_LESSONS.includes(stage)) {
       const where = lesson.steps.find((step) => "file" in step);
-      plan.report.problems.push({
+      problems.push({
         file: where !== undefined && "file" in where ? where.file : "docs",
         message: `${stage}: ${shown} of ${changed} changed lines shown; show the rest in code or diff blocks (\`pnpm stage-diff ${stage}\` lists them)`,
       });
     }
   }
+  return { problems, placements };
 }
 
+// One page: its blocks, placement lines and figures compared with what they should hold, and the
+// page as generate would write it.
 async function planPage(
   root: string,
-  file: string,
+  { file, text, page }: { file: string; text: string; page: ScannedPage },
+  placements: Map<Block, string>,
   sources: Sources,
   check: LinkChecker,
   plan: Plan,
-): Promise<Block[]> {
-  const text = readFileSync(treePath(root, file), "utf8");
-  const page = scanPage(file, text);
+): Promise<void> {
   const { problems } = plan.report;
   problems.push(...page.problems, ...checkPageLinks(file, page.links, check));
   problems.push(...learnerPageProblems(file, text));
-  const expected = { blocks: new Map<Block, string>(), figures: new Map<Figure, string>() };
+  const expected = {
+    blocks: new Map<Block, string>(),
+    figures: new Map<Figure, string>(),
+    placements: new Map<Block, string>(),
+  };
   for (const block of page.blocks) {
     const at = { file, line: block.line };
+    const placement = placementDrift(block, LESSON_PAGE.test(file), placements);
+    if (placement !== undefined) {
+      expected.placements.set(block, placement.line);
+      if (placement.drift !== undefined) plan.drift.push({ ...at, message: placement.drift });
+    }
     const source = await blockSource(root, block, sources);
     if ("error" in source) {
       problems.push({ ...at, message: `${marker(block)}: ${source.error}` });
@@ -228,7 +253,31 @@ async function planPage(
   plan.report.blocks += page.blocks.length;
   plan.report.figures += page.figures.length;
   plan.report.links += page.links.length;
-  return page.blocks;
+}
+
+// A code block's expected placement line ("" for none) and, when the page's differs, what to
+// report. A code block on a lesson page has the line its lesson's replay gives (none when the
+// replay could not apply it: that problem is reported already); elsewhere it has none.
+function placementDrift(
+  block: Block,
+  lessonPage: boolean,
+  placements: Map<Block, string>,
+): { line: string; drift?: string } | undefined {
+  if (block.kind !== "code") return undefined;
+  const line = lessonPage ? placements.get(block) : "";
+  if (line === undefined) return undefined;
+  const found = block.placement ?? "";
+  const spaced = block.from - 1 - block.line === placementLines(found).length;
+  if (line === found && spaced) return { line };
+  const drift =
+    line === ""
+      ? `${marker(block)} is not on a lesson page (docs/day-*.md, docs/appendix-*.md) and takes no placement line: found "${found}"`
+      : found === ""
+        ? `${marker(block)} has no placement line: expected "${line}"`
+        : line === found
+          ? `the placement line of ${marker(block)} needs a blank line below it`
+          : `the placement line of ${marker(block)} says "${found}", expected "${line}"`;
+  return { line, drift: `${drift}; ${GENERATE}` };
 }
 
 // docs/diffs/<from>..<to>.diff and docs/replays/<stage>-<scenario>.txt.
@@ -370,18 +419,13 @@ function moveSource(root: string, arg: string): Source {
     lines += old.text.split("\n").length;
     if (next.text !== old.text) changed.push(name);
   }
-  const list = (items: string[]) => {
-    const quoted = items.map((item) => `\`${item}\``);
-    return quoted.length < 2
-      ? quoted.join("")
-      : `${quoted.slice(0, -1).join(", ")} and ${quoted.at(-1)}`;
-  };
-  const what = move.names === REST ? `the rest of \`${from}\` (${list(names)})` : list(names);
+  const what =
+    move.names === REST ? `the rest of \`${from}\` (${listNames(names)})` : listNames(names);
   const where = move.names === REST ? `to \`${to}\`` : `from \`${from}\` to \`${to}\``;
   const how =
     changed.length === 0
       ? `${lines} lines, unchanged`
-      : `${lines} lines; ${list(changed)} ${changed.length === 1 ? "changes" : "change"} after the move`;
+      : `${lines} lines; ${listNames(changed)} ${changed.length === 1 ? "changes" : "change"} after the move`;
   const then = move.names === REST ? ` Then delete \`${from}\`.` : "";
   return {
     text: `> **Move** ${what} ${where} (${how}).${then}`,

@@ -11,7 +11,9 @@ import {
   type Files,
   type Lesson,
   lessonsOf,
+  placeBlock,
   replayLesson,
+  STARTER,
   stageFiles,
 } from "../lib/docs-lessons.ts";
 import { type Block, fenceConflict, scanPage } from "../lib/docs-pages.ts";
@@ -135,6 +137,85 @@ test("a marker needs a fenced block on the next line, and a figure its closing o
       message: "the block after <!-- replay: day-1/echo-round-trip --> never ends",
     },
   ]);
+});
+
+test("a code marker's placement line sits between it and its fence; the block is still its code", () => {
+  const page = scanPage(
+    "docs/x.md",
+    [
+      "<!-- code: day-1/src/tools.ts#echo -->",
+      "In `src/tools.ts`, after `Tool`:",
+      "",
+      "```ts",
+      "const echo = 1;",
+      "```",
+      "<!-- code: day-1/src/tools.ts#Tool -->",
+      "In `src/tools.ts`, after `ToolFunction`:",
+      "```ts",
+      "```",
+      "<!-- replay: day-1/echo-round-trip -->",
+      "Not a placement line.",
+      "```text",
+      "```",
+    ].join("\n"),
+  );
+  expect(
+    page.blocks.map(({ placement, from, to, content }) => ({ placement, from, to, content })),
+  ).toEqual([
+    { placement: "In `src/tools.ts`, after `Tool`:", from: 4, to: 5, content: "const echo = 1;" },
+    { placement: "In `src/tools.ts`, after `ToolFunction`:", from: 9, to: 9, content: "" },
+  ]);
+  // Only a code block has one.
+  expect(page.problems.map((problem) => problem.message)).toEqual([
+    "<!-- replay: day-1/echo-round-trip --> must be followed by a fenced block on the next line",
+  ]);
+});
+
+// A code block as a page holds it, before docs:generate fills it.
+function codeBlock(arg: string): Block {
+  const [block] = scanPage("docs/x.md", `<!-- code: ${arg} -->\n\`\`\`ts\n\`\`\``).blocks;
+  if (block === undefined) throw new Error(`no block in ${arg}`);
+  return block;
+}
+
+test("a placement line says where the replay puts a code block's code, in the files as they were", () => {
+  const files = stageFiles("day-2-v3");
+  const place = (arg: string) => placeBlock(files, codeBlock(arg)).placement;
+  // A file that does not exist yet; then, in it, a declaration below the imports and one after
+  // the declaration nearest before it in the stage that the file has.
+  expect(place("day-3-v1/src/fs-safety.ts#imports")).toBe("New file `src/fs-safety.ts`:");
+  expect(place("day-3-v1/src/fs-safety.ts#SKIP_DIRS")).toBe(
+    "In `src/fs-safety.ts`, below the imports:",
+  );
+  expect(place("day-3-v1/src/fs-safety.ts#escapes")).toBe(
+    "In `src/fs-safety.ts`, after `SKIP_DIRS`:",
+  );
+  // The imports of a file that has some, and a declaration it has.
+  expect(place("day-3-v1/src/tools.ts#imports")).toBe(
+    "In `src/tools.ts`, replace the imports at the top:",
+  );
+  expect(place("day-3-v1/src/tools.ts#ToolFunction")).toBe(
+    "In `src/tools.ts`, replace `ToolFunction`:",
+  );
+  // A class's member: one it has, and one that goes after another.
+  const day2 = stageFiles("day-2-v1");
+  const member = (arg: string) => placeBlock(day2, codeBlock(arg)).placement;
+  expect(member("day-2-v2/src/tools.ts#ToolRegistry.run")).toBe(
+    "In `src/tools.ts`, in `ToolRegistry`, replace `run`:",
+  );
+  expect(member("day-2-v2/src/tools.ts#ToolRegistry.list")).toBe(
+    "In `src/tools.ts`, in `ToolRegistry`, after `register`:",
+  );
+  // The starter's files: a top that is only a comment, its placeholder line, a whole file.
+  const starter = stageFiles(STARTER);
+  const first = (arg: string) => placeBlock(starter, codeBlock(arg)).placement;
+  expect(first("day-1/src/model.ts#imports")).toBe(
+    "In `src/model.ts`, replace the comment at the top:",
+  );
+  expect(first("day-1/src/cli.ts#process.exitCode")).toBe(
+    "In `src/cli.ts`, replace `console.error(…)`:",
+  );
+  expect(first("day-1/src/agent.ts")).toBe("The whole of `src/agent.ts`:");
 });
 
 test("content that would close its fence is refused", () => {

@@ -264,7 +264,10 @@ test("docs.ts takes generate or check and nothing else", async () => {
 test("a lesson page that leaves one block out fails, counting the lines it no longer shows", async () => {
   const page = "docs/day-1.md";
   const root = drifted(page, (text) =>
-    text.replace(/<!-- code: day-1\/src\/tools\.ts#defaultTools -->\n```ts\n[^`]*```\n/, ""),
+    text.replace(
+      /<!-- code: day-1\/src\/tools\.ts#defaultTools -->\n(?:.+\n\n)?```ts\n[^`]*```\n/,
+      "",
+    ),
   );
   const found = await checkDocs(root, sources);
   expect(found.lessons).toContainEqual({ stage: "day-1", changed: 251, shown: 245 });
@@ -275,7 +278,9 @@ test("a lesson page that leaves one block out fails, counting the lines it no lo
 
 test("a lesson page whose block uses a name a later block brings fails", async () => {
   const block = (name: string) =>
-    new RegExp(`<!-- code: day-1/src/tools\\.ts#${name} -->\n\`\`\`ts\n[\\s\\S]*?\n\`\`\`\n`);
+    new RegExp(
+      `<!-- code: day-1/src/tools\\.ts#${name} -->\n(?:.+\n\n)?\`\`\`ts\n[\\s\\S]*?\n\`\`\`\n`,
+    );
   const root = drifted("docs/day-1.md", (text) => {
     const first = block("ToolFunction").exec(text)?.[0] ?? "";
     const second = block("Tool").exec(text)?.[0] ?? "";
@@ -289,6 +294,56 @@ test("a lesson page whose block uses a name a later block brings fails", async (
     ),
   );
 }, 60_000);
+
+// Issue #45: every code block on a lesson page says where its code goes, on a line generated from
+// its lesson's replay. Day 1's echo tool goes right after the Tool type.
+const ECHO = "<!-- code: day-1/src/tools.ts#echo -->";
+const AFTER_TOOL = "In `src/tools.ts`, after `Tool`:";
+
+test("a lesson page's code block whose placement line is missing or wrong fails; generate restores it", async () => {
+  const page = "docs/day-1.md";
+  const original = readFileSync(join(ROOT, page), "utf8");
+  expect(original).toContain(`${ECHO}\n${AFTER_TOOL}\n\n${FENCE}ts\n`);
+  const at = `${page}:${lineOf(original, ECHO)}`;
+  const missing = drifted(page, (text) => text.replace(`${ECHO}\n${AFTER_TOOL}\n\n`, `${ECHO}\n`));
+  expect(await problems(missing)).toEqual([
+    `${at}: ${ECHO} has no placement line: expected "${AFTER_TOOL}"; run \`pnpm docs:generate\``,
+  ]);
+  const wrong = drifted(page, (text) =>
+    text.replace(`${ECHO}\n${AFTER_TOOL}`, `${ECHO}\nIn \`src/tools.ts\`, after \`echo\`:`),
+  );
+  expect(await problems(wrong)).toEqual([
+    `${at}: the placement line of ${ECHO} says "In \`src/tools.ts\`, after \`echo\`:", expected "${AFTER_TOOL}"; run \`pnpm docs:generate\``,
+  ]);
+  // Biome puts a blank line between the line and the fence; generate writes it so.
+  const unspaced = drifted(page, (text) =>
+    text.replace(`${ECHO}\n${AFTER_TOOL}\n\n`, `${ECHO}\n${AFTER_TOOL}\n`),
+  );
+  expect(await problems(unspaced)).toEqual([
+    `${at}: the placement line of ${ECHO} needs a blank line below it; run \`pnpm docs:generate\``,
+  ]);
+  for (const root of [missing, wrong, unspaced]) {
+    await generateDocs(root, sources);
+    expect(readFileSync(join(root, page), "utf8")).toBe(original);
+    expect(await problems(root)).toEqual([]);
+  }
+}, 60_000);
+
+test("a code block on a page that is not a lesson needs no placement line, and takes none", async () => {
+  // The fixture is such a page: generate gave its code blocks none, and it passes.
+  const page = readFileSync(join(base, FIXTURE), "utf8");
+  const whole = "<!-- code: day-1/src/agent.ts -->";
+  expect(page).toContain(`${whole}\n${FENCE}ts\n`);
+  expect(await problems(base)).toEqual([]);
+  const root = drifted(FIXTURE, (text) =>
+    text.replace(`${whole}\n`, `${whole}\nThe whole of \`src/agent.ts\`:\n\n`),
+  );
+  expect(await problems(root)).toEqual([
+    `${FIXTURE}:${lineOf(page, whole)}: ${whole} is not on a lesson page (docs/day-*.md, docs/appendix-*.md) and takes no placement line: found "The whole of \`src/agent.ts\`:"; run \`pnpm docs:generate\``,
+  ]);
+  await generateDocs(root, sources);
+  expect(readFileSync(join(root, FIXTURE), "utf8")).toBe(page);
+});
 
 test("a checkpoint box is generated from its marker, and a marker naming no scenario or a kept declaration fails", async () => {
   const page = [
