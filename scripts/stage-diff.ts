@@ -9,14 +9,20 @@
 // differs is shown as its own diff under a line that names it (`@@ function walk @@`; `(only in
 // a/)` or `(only in b/)` for one that only one side has). A file that does not parse is compared
 // line by line, with a line that says so.
+//
+// `--carried` (two stages) shows the second stage's changes over its own base carried onto the
+// first, as a learner who went on meets them: `pnpm stage-diff day-3-v4 day-3-challenges
+// --carried` is Day 3's answers (a copy of day-3-v2) on day-3-v4, where the challenge page starts.
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { baseOf, requireStage, runCommand, UsageError, useColour } from "./lib/command.ts";
 import { diffStageAndProject, diffStages } from "./lib/stage-diff.ts";
+import { diffRebased } from "./lib/stage-rebase.ts";
 
 const USAGE =
   "usage: pnpm stage-diff <stage> | pnpm stage-diff <from> <to> | " +
-  "pnpm stage-diff <stage> --project <dir> [--src <dir>], each with [--tests] [--by-declaration]";
+  "pnpm stage-diff <stage> --project <dir> [--src <dir>], each with [--tests] [--by-declaration]; " +
+  "pnpm stage-diff <from> <to> --carried";
 
 async function main(): Promise<number> {
   const { values, positionals } = parse(process.argv.slice(2));
@@ -34,6 +40,15 @@ async function main(): Promise<number> {
     return 0;
   }
   if (values.src !== undefined) throw new UsageError(`--src goes with --project (${USAGE})`);
+  if (values.carried) {
+    if (positionals.length !== 2) throw new UsageError(`--carried takes two stages (${USAGE})`);
+    const [from, to] = positionals.map((stage) => requireStage(stage));
+    const diff = await diffRebased(from ?? "", to ?? "", options).catch((error: Error) => {
+      throw new UsageError(error.message);
+    });
+    process.stdout.write(diff);
+    return 0;
+  }
   if (positionals.length === 0 || positionals.length > 2) {
     throw new UsageError(`give one stage or two (${USAGE})`);
   }
@@ -62,6 +77,7 @@ function parse(args: string[]) {
         project: { type: "string" },
         src: { type: "string" },
         "by-declaration": { type: "boolean" },
+        carried: { type: "boolean" },
       },
     });
   } catch (error) {

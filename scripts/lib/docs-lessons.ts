@@ -482,10 +482,14 @@ function joinParts(before: string, after: string, blank = 1): string {
   return tail === "" ? `${head}\n` : `${head}\n${"\n".repeat(blank)}${tail}`;
 }
 
-// A stage diff (or one file's part).
+// A stage diff (or one file's part). A diff from a stage that is not the lesson's base (a
+// challenge's answers carried onto the stage the learner arrives from) holds the same changes as
+// the one from the base, since it merged cleanly; the replay, which types the lesson onto its
+// base, types them from there.
 function applyDiff(files: Files, arg: string): string | undefined {
-  const [, from = "", to = "", only] = /^(\S+)\.\.(\S+)(?:\s+(\S+))?$/.exec(arg) ?? [];
-  if (!STAGES.includes(from) || !STAGES.includes(to)) return undefined;
+  const [, given = "", to = "", only] = /^(\S+)\.\.(\S+)(?:\s+(\S+))?$/.exec(arg) ?? [];
+  if (!STAGES.includes(given) || !STAGES.includes(to)) return undefined;
+  const from = baseOf(to) ?? given;
   return applyChanges(files, stageFiles(from), stageFiles(to), stageRenames(from, to), only);
 }
 

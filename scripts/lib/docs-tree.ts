@@ -34,6 +34,7 @@ import {
 import { replayFile, replayIds, runReplay } from "./docs-replays.ts";
 import { learnerPageProblems } from "./docs-rules.ts";
 import { diffStages } from "./stage-diff.ts";
+import { diffRebased } from "./stage-rebase.ts";
 import { type StageStats, stageStats } from "./stage-stats.ts";
 
 // What the docs are generated from. Building it runs every replay, so tests build it once.
@@ -480,13 +481,22 @@ function filePart(diff: string, path: string): string | undefined {
   });
 }
 
+// A pair whose first stage is not the second's base is the second's changes carried onto the
+// first: a challenge page's diff from the stage the learner arrives from.
 async function stageDiff(pair: string): Promise<string> {
   const [from = "", to = ""] = pair.split("..");
-  return diffStages(from, to, { colour: false });
+  return carried(from, to)
+    ? diffRebased(from, to, { colour: false })
+    : diffStages(from, to, { colour: false });
+}
+
+function carried(from: string, to: string): boolean {
+  return baseOf(to) !== undefined && baseOf(to) !== from;
 }
 
 function diffSourceName(pair: string): string {
-  return `\`pnpm stage-diff ${pair.replace("..", " ")}\``;
+  const [from = "", to = ""] = pair.split("..");
+  return `\`pnpm stage-diff ${from} ${to}${carried(from, to) ? " --carried" : ""}\``;
 }
 
 function replaySourceName(id: string): string {

@@ -17,6 +17,7 @@ import { describe, expect, onTestFinished, test } from "vitest";
 import { baseOf, paint, ROOT, STAGES, stageDir } from "../lib/command.ts";
 import { extractCode, pieces } from "../lib/docs-code.ts";
 import { compareStages, diffStageAndProject, diffStages, sourceFiles } from "../lib/stage-diff.ts";
+import { diffRebased } from "../lib/stage-rebase.ts";
 
 const SCRIPT = fileURLToPath(new URL("../stage-diff.ts", import.meta.url));
 // Each stage with the stage it builds on: the pairs a lesson's diff compares.
@@ -713,6 +714,15 @@ describe("the command line", () => {
     );
   }, 30_000);
 
+  test("--carried shows a challenge's answers on the stage a learner arrives from", async () => {
+    const result = await run(["day-3-v4", "day-3-challenges", "--carried"]);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe(await diffRebased("day-3-v4", "day-3-challenges"));
+    expect(result.stdout.split("\n")[0]).toBe(
+      "day-3-v4 (a/) -> day-3-challenges on day-3-v4 (b/): src/",
+    );
+  }, 30_000);
+
   test("one stage alone is diffed against the stage it builds on", async () => {
     const [base = "", stage = ""] = PAIRS.at(-1) ?? [];
     const result = await run([stage]);
@@ -727,6 +737,11 @@ describe("the command line", () => {
     [["day-1", "day-9"], "error: unknown stage: day-9 (stages: "],
     [["day-1", "--project", "no/such/dir"], `error: not a directory: ${join(ROOT, "no/such/dir")}`],
     [["day-1", "day-2-v1", "--src", "lib"], "error: --src goes with --project"],
+    [["day-3-challenges", "--carried"], "error: --carried takes two stages"],
+    [
+      ["day-5-v5", "day-5-challenges", "--carried"],
+      "error: day-5-challenges's changes to agent.ts, cli.ts, tools/bash.ts, tools/index.ts do not merge onto day-5-v5",
+    ],
   ])(
     "%j is a usage error: one error line, exit 2",
     async (args, message) => {
