@@ -5,6 +5,7 @@ import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { findContract, runScenario } from "@agent-code/test-kit";
 import { stageDir } from "./command.ts";
+import { type Wire, wireOf } from "./docs-wire.ts";
 
 // Per stage, the contract scenarios that show its lesson working.
 export const REPLAYS: Record<string, string[]> = {
@@ -69,9 +70,10 @@ export function replayFile(id: string): string {
   return `docs/replays/${id.replace("/", "-")}.txt`;
 }
 
-// The replay's text, without a final newline. Throws when the run does not pass its scenario's
-// judgements: a replay of a broken run would teach the wrong thing.
-export async function runReplay(id: string): Promise<string> {
+// The replay's text, without a final newline, and its wire when the run sent a model request.
+// Throws when the run does not pass its scenario's judgements: a replay of a broken run would
+// teach the wrong thing.
+export async function runReplay(id: string): Promise<{ text: string; wire?: Wire }> {
   const [stage = "", scenarioId = ""] = id.split("/");
   const scenario = findContract(stage)?.scenarios.find((candidate) => candidate.id === scenarioId);
   if (scenario === undefined) throw new Error(`no scenario ${scenarioId} in ${stage}'s contract`);
@@ -92,7 +94,12 @@ export async function runReplay(id: string): Promise<string> {
     : run.stdout;
   const output = [`$ ${command}`, stdout.replace(/\n$/, "")];
   if (run.stderr !== "") output.push(run.stderr.replace(/\n$/, ""));
-  return normalise(output.join("\n"), [cwd, realpathSync(cwd)]);
+  const directories = [cwd, realpathSync(cwd)];
+  const text = normalise(output.join("\n"), directories);
+  const wire = wireOf(id, replayFile(id), result.requests, result.responses, (json) =>
+    normalise(json, directories),
+  );
+  return wire === undefined ? { text } : { text, wire };
 }
 
 export function normalise(text: string, directories: string[]): string {

@@ -33,6 +33,7 @@ import {
 } from "./docs-pages.ts";
 import { replayFile, replayIds, runReplay } from "./docs-replays.ts";
 import { learnerPageProblems } from "./docs-rules.ts";
+import { type Wire, wireFile, wireText } from "./docs-wire.ts";
 import { diffStages } from "./stage-diff.ts";
 import { diffRebased } from "./stage-rebase.ts";
 import { type StageStats, stageStats } from "./stage-stats.ts";
@@ -43,6 +44,8 @@ export interface Sources {
   diffs: Map<string, string>;
   // "day-2-v3/two-step-chain" -> the replay, for each replay whose run passed.
   replays: Map<string, string>;
+  // "day-2-v3/two-step-chain" -> the requests and responses of the same run, when it sent any.
+  wires: Map<string, Wire>;
   stats: StageStats[];
   // Replays that could not be made.
   problems: Problem[];
@@ -86,7 +89,14 @@ export async function buildSources(): Promise<Sources> {
       }),
     ),
   ]);
-  return { diffs: new Map(diffs), replays: new Map(replays.flat()), stats: stageStats(), problems };
+  const runs = replays.flat();
+  return {
+    diffs: new Map(diffs),
+    replays: new Map(runs.map(([id, run]) => [id, run.text])),
+    wires: new Map(runs.flatMap(([id, run]) => (run.wire === undefined ? [] : [[id, run.wire]]))),
+    stats: stageStats(),
+    problems,
+  };
 }
 
 export async function checkDocs(root: string, sources?: Sources): Promise<DocsReport> {
@@ -290,6 +300,9 @@ function planGenerated(root: string, sources: Sources, plan: Plan): void {
   for (const [id, text] of sources.replays) {
     files.set(replayFile(id), { text: `${text}\n`, source: replaySourceName(id) });
   }
+  for (const [id, wire] of sources.wires) {
+    files.set(wireFile(id), { text: wireText(wire), source: replaySourceName(id) });
+  }
   for (const [file, { text, source }] of files) {
     const path = join(root, file);
     const current = existsSync(path) ? readFileSync(path, "utf8") : undefined;
@@ -298,8 +311,13 @@ function planGenerated(root: string, sources: Sources, plan: Plan): void {
     const what = current === undefined ? "is missing" : "is out of date";
     plan.drift.push({ file, message: `${what}: it is generated from ${source}; ${GENERATE}` });
   }
-  // A replay that failed keeps its old file: its problem is reported already.
-  const failed = new Set(sources.problems.map((problem) => problem.file));
+  // A replay that failed keeps its old files: its problem is reported already.
+  const failed = new Set(
+    sources.problems.flatMap((problem) => [
+      problem.file,
+      problem.file.replace(/\.txt$/, ".wire.json"),
+    ]),
+  );
   for (const dir of GENERATED_DIRS) {
     if (!existsSync(join(root, dir))) continue;
     for (const name of readdirSync(join(root, dir))) {

@@ -407,7 +407,13 @@ test("a move block is filled with one line that says what goes where, never the 
   const page = markers.flatMap((arg) => [`<!-- move: ${arg} -->`, "<!-- /move -->", ""]);
   mkdirSync(join(root, "docs"));
   writeFileSync(join(root, "docs/fixture.md"), page.join("\n"));
-  const sources = { diffs: new Map(), replays: new Map(), stats: [], problems: [] };
+  const sources = {
+    diffs: new Map(),
+    replays: new Map(),
+    wires: new Map(),
+    stats: [],
+    problems: [],
+  };
   const report = await generateDocs(root, sources);
   const lines = readFileSync(join(root, "docs/fixture.md"), "utf8").split("\n");
   const filled = (index: number) => lines[lines.indexOf(`<!-- move: ${markers[index]} -->`) + 1];

@@ -198,6 +198,21 @@ test("a generated file nothing makes any more fails, and generate deletes it", a
   expect(existsSync(join(root, "docs/replays/day-1-old-scenario.txt"))).toBe(false);
 });
 
+test("a stored wire that differs from a fresh run fails, and generate writes the run's", async () => {
+  const file = "docs/replays/day-2-v3-two-step-chain.wire.json";
+  const original = readFileSync(join(ROOT, file), "utf8");
+  const root = drifted(file, (text) => text.replaceAll("toolu_date_1", "toolu_date_9"));
+  expect(await problems(root)).toEqual([
+    `${file}: is out of date: it is generated from day-2-v3's scenario two-step-chain, run offline; run \`pnpm docs:generate\``,
+  ]);
+  await generateDocs(root, sources);
+  expect(readFileSync(join(root, file), "utf8")).toBe(original);
+  // A wire goes with its replay: one whose run sent no request has none.
+  expect(sources.wires.has("day-2-v3/two-step-chain")).toBe(true);
+  expect(sources.wires.has("day-1/repl-help-exit")).toBe(false);
+  expect(sources.wires.has("day-2-v3/mock-offline-reduction")).toBe(false);
+});
+
 test("a replay block that differs from its run fails, and an unknown replay is an error", async () => {
   const drift = drifted(FIXTURE, (text) =>
     text.replace("final: The tools said:", "final: The tool said:"),

@@ -20,7 +20,13 @@ import {
   readFolder,
   writeFiles,
 } from "./scenario-folder.ts";
-import { type FakeServer, type RecordedRequest, type Step, startFakeServer } from "./server.ts";
+import {
+  type FakeServer,
+  type RecordedRequest,
+  type RecordedResponse,
+  type Step,
+  startFakeServer,
+} from "./server.ts";
 import type { TraceEntry } from "./trace.ts";
 import { FIXED_SEED } from "./vary.ts";
 import {
@@ -190,6 +196,7 @@ export type SharedRuns = Map<string | Scenario, Promise<ScenarioRun>>;
 export interface ScenarioRun {
   run: CliRun;
   observed: Observed;
+  responses: RecordedResponse[];
   env: EnvOverrides;
   // The scenario's secrets, as built for this run.
   secrets?: string[];
@@ -214,6 +221,8 @@ export interface ScenarioResult {
   seeded?: boolean;
   run: CliRun;
   requests: RecordedRequest[];
+  // What the fake server sent back, by request (the docs' wire views show it).
+  responses: RecordedResponse[];
 }
 
 export interface ContractResult {
@@ -427,6 +436,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
     return {
       run,
       observed,
+      responses: server?.responses() ?? [],
       env,
       readSeed: () => readSeed,
       ...(secrets === undefined
@@ -444,7 +454,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
 // Judgements read what the run showed, never the scenario's directory, which is gone by now.
 function judged(
   scenario: Scenario,
-  { run, observed, env, secrets, readSeed }: ScenarioRun,
+  { run, observed, responses, env, secrets, readSeed }: ScenarioRun,
 ): ScenarioResult {
   const { requests } = observed;
   const failures = run.timedOut
@@ -471,6 +481,7 @@ function judged(
     ...(readSeed() ? { seeded: true } : {}),
     run,
     requests,
+    responses,
   };
 }
 
@@ -497,6 +508,7 @@ function skipped(scenario: Scenario, why: string): ScenarioResult {
     skipped: why,
     run,
     requests: [],
+    responses: [],
   };
 }
 

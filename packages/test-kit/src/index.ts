@@ -11,6 +11,7 @@ export {
   toolUse,
 } from "./builders.ts";
 export {
+  CANARY_TOKEN,
   type Contract,
   type ContractResult,
   type EnvOverrides,
@@ -76,6 +77,7 @@ export {
   type FakeServerOptions,
   type Flavour,
   type RecordedRequest,
+  type RecordedResponse,
   type Step,
   startFakeServer,
   type Verdict,

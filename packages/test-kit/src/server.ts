@@ -65,6 +65,17 @@ export interface RecordedRequest {
   verdict: Verdict;
 }
 
+/** What the server sent back to one recorded request, as bytes on the wire, decoded. */
+export interface RecordedResponse {
+  /** The position of the request it answers in `requests()`. */
+  index: number;
+  status: number;
+  /** The `content-type` header: JSON, or `text/event-stream` for a streamed reply. */
+  contentType: string;
+  /** Everything written, in order; for a stream, the events as sent. */
+  body: string;
+}
+
 export interface FakeServerOptions {
   /** 0 (the default) takes a free port. */
   port?: number;
@@ -89,6 +100,8 @@ export interface FakeServer {
   /** Replaces the queue of steps, like `POST /_fake/script`. */
   script(steps: Step[]): void;
   requests(): RecordedRequest[];
+  /** What was sent back, for each request whose response has finished, in request order. */
+  responses(): RecordedResponse[];
   /** Forgets the script, the recorded requests and the id counters. */
   reset(): void;
   close(): Promise<void>;
@@ -117,6 +130,7 @@ interface ServerState {
   // The last script given, which `loop` starts over from.
   script: Step[];
   records: RecordedRequest[];
+  responses: RecordedResponse[];
   stepsUsed: number;
   messages: number;
   toolUses: number;
@@ -136,6 +150,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     queue: checkSteps(options.script ?? []),
     script: checkSteps(options.script ?? []),
     records: [],
+    responses: [],
     stepsUsed: 0,
     messages: 0,
     toolUses: 0,
@@ -166,6 +181,9 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     },
     requests() {
       return [...state.records];
+    },
+    responses() {
+      return state.responses.filter((response) => response !== undefined);
     },
     reset() {
       resetState(state);
@@ -217,6 +235,7 @@ async function handle(
     verdict: { accepted: true },
   };
   state.records.push(record);
+  recordResponse(res, index, state);
   if (openai) {
     return handleOpenAI(req, res, record, {
       api: openai,
@@ -254,6 +273,47 @@ async function handle(
   if ("raw" in step) return sendRawAnswer(res, step.raw);
   if (!("content" in step)) return sendError(out, misplacedStep(step, "messages"));
   return sendReply(out, step, record, state);
+}
+
+// Keeps a copy of what is written to `res`, filed under the request's index when the response has
+// gone out (a reset in between files it nowhere). A few copies of small bodies per run: the docs
+// show them as the wire of a replay.
+function recordResponse(res: ServerResponse, index: number, state: ServerState): void {
+  const records = state.records;
+  const chunks: string[] = [];
+  const keep = (chunk: unknown) => {
+    if (typeof chunk === "string") chunks.push(chunk);
+    else if (chunk instanceof Uint8Array) chunks.push(Buffer.from(chunk).toString("utf8"));
+  };
+  // writeHead's headers are not kept where getHeader finds them: read the content type there.
+  let contentType = "";
+  const writeHead = res.writeHead.bind(res);
+  res.writeHead = ((status: number, ...rest: unknown[]) => {
+    const headers = rest.find((item) => typeof item === "object" && item !== null) ?? {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (name.toLowerCase() === "content-type") contentType = String(value);
+    }
+    return writeHead(status, ...(rest as never[]));
+  }) as typeof res.writeHead;
+  const write = res.write.bind(res);
+  const end = res.end.bind(res);
+  res.write = ((chunk: unknown, ...rest: never[]) => {
+    keep(chunk);
+    return write(chunk as string, ...rest);
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown, ...rest: never[]) => {
+    if (typeof chunk !== "function") keep(chunk);
+    return end(chunk as string, ...rest);
+  }) as typeof res.end;
+  res.on("close", () => {
+    if (state.records !== records) return;
+    state.responses[index] = {
+      index,
+      status: res.statusCode,
+      contentType: contentType || String(res.getHeader("content-type") ?? ""),
+      body: chunks.join(""),
+    };
+  });
 }
 
 // A step's `delay_ms`; false when the server closed meanwhile, and nothing should be sent.
@@ -565,6 +625,7 @@ function resetState(state: ServerState): void {
   state.queue = [];
   state.script = [];
   state.records = [];
+  state.responses = [];
   state.stepsUsed = 0;
   state.messages = 0;
   state.toolUses = 0;

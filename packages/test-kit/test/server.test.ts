@@ -339,6 +339,30 @@ describe("errors and faults", () => {
     expect(server.requests()).toHaveLength(1);
   });
 
+  test("responses() keeps what went back to each request, an error's envelope too; reset forgets them", async () => {
+    const server = await start({
+      script: [
+        { content: [{ type: "text", text: "first" }] },
+        { error: { status: 400, type: "invalid_request_error", message: "messages: bad" } },
+      ],
+    });
+    const client = clientFor(server, { maxRetries: 0 });
+    const reply = await client.messages.create(PARAMS);
+    await rejection(client.messages.create(PARAMS));
+    await expect.poll(() => server.responses().length).toBe(2);
+    const [ok, bad] = server.responses();
+    expect(ok).toMatchObject({ index: 0, status: 200, contentType: "application/json" });
+    expect(JSON.parse(ok?.body ?? "")).toEqual(JSON.parse(JSON.stringify(reply)));
+    expect(bad).toMatchObject({ index: 1, status: 400 });
+    expect(JSON.parse(bad?.body ?? "")).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: "messages: bad" },
+      request_id: "req_2",
+    });
+    server.reset();
+    expect(server.responses()).toEqual([]);
+  });
+
   test("an empty script answers 500 naming the request, and the SDK does not retry it", async () => {
     const server = await start({ script: [{ content: [{ type: "text", text: "only one" }] }] });
     const client = clientFor(server, { maxRetries: 2 });
