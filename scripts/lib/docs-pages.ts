@@ -13,7 +13,7 @@ export interface Problem {
   message: string;
 }
 
-export type BlockKind = "code" | "diff" | "replay" | "check" | "delete" | "move";
+export type BlockKind = "code" | "diff" | "replay" | "wire" | "check" | "delete" | "move";
 
 // `<!-- code: day-2-v3/src/agent.ts#runAgent -->` on the line right before a fenced block; a
 // `check:` or `move:` marker's generated lines run to its closing marker instead, with no fence.
@@ -60,7 +60,7 @@ export interface ScannedPage {
 // The markdown files outside docs/ that may carry markers and whose links are checked.
 const OTHER_PAGES = ["README.md", "CONTRIBUTING.md", "SECURITY.md", "starter/README.md"];
 
-const MARKER = /^<!--\s*(code|diff|replay|check|delete|move):\s*(.*?)\s*-->\s*$/;
+const MARKER = /^<!--\s*(code|diff|replay|wire|check|delete|move):\s*(.*?)\s*-->\s*$/;
 const FENCE_OPEN = /^(`{3,}|~{3,})[^`]*$/;
 // A checkpoint's box runs from its marker to this line, and a move's line to the other.
 export const CHECK_END = "<!-- /check -->";

@@ -33,7 +33,7 @@ import {
 } from "./docs-pages.ts";
 import { replayFile, replayIds, runReplay } from "./docs-replays.ts";
 import { learnerPageProblems } from "./docs-rules.ts";
-import { type Wire, wireFile, wireText } from "./docs-wire.ts";
+import { layoutJson, type Wire, wireExcerpt, wireFile, wireText } from "./docs-wire.ts";
 import { diffStages } from "./stage-diff.ts";
 import { diffRebased } from "./stage-rebase.ts";
 import { type StageStats, stageStats } from "./stage-stats.ts";
@@ -338,6 +338,7 @@ async function blockSource(root: string, block: Block, sources: Sources): Promis
   if (block.kind === "check") return checkSource(block);
   if (block.kind === "delete") return deleteSource(root, block.arg);
   if (block.kind === "move") return moveSource(root, block.arg);
+  if (block.kind === "wire") return wireSource(block.arg, sources);
   if (block.kind === "replay") {
     const text = sources.replays.get(block.arg);
     if (text !== undefined) {
@@ -510,6 +511,26 @@ async function stageDiff(pair: string): Promise<string> {
 
 function carried(from: string, to: string): boolean {
   return baseOf(to) !== undefined && baseOf(to) !== from;
+}
+
+// `<stage>/<scenario> <n> <path>`: part of request n of a replay's stored run (docs-wire.ts).
+function wireSource(arg: string, sources: Sources): Source {
+  const [, id = "", number = "", path = ""] = /^(\S+)\s+(\d+)\s+(\S+)$/.exec(arg) ?? [];
+  if (id === "") {
+    return { error: "should be <stage>/<scenario> <request number> <request|response>.<path>" };
+  }
+  const wire = sources.wires.get(id);
+  if (wire === undefined) {
+    return {
+      error: `no wire for ${id}: a wire is kept for a replay whose run asked a model (REPLAYS in scripts/lib/docs-replays.ts)`,
+    };
+  }
+  try {
+    const text = layoutJson(wireExcerpt(wire, Number(number), path));
+    return { text, name: `${wireFile(id)}, request ${number}, ${path}` };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
 }
 
 function diffSourceName(pair: string): string {

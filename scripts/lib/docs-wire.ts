@@ -220,3 +220,72 @@ function addUpChat(data: Json[]): unknown {
     ...(usage === undefined ? {} : { usage }),
   };
 }
+
+// A part of a stored run, for a `<!-- wire: <stage>/<scenario> <n> <path> -->` block: request n's
+// body (`request.messages.2`) or its response (`response.content`: the body, or a stream's
+// message), by a dotted path of keys and list positions. JSON as the pages write it.
+export function wireExcerpt(wire: Wire, number: number, path: string): unknown {
+  const exchange = wire.exchanges[number - 1];
+  if (exchange === undefined) {
+    throw new Error(`the run sent ${wire.exchanges.length} request(s), not ${number}`);
+  }
+  const [side, ...keys] = path.split(".");
+  const { response } = exchange;
+  let value: unknown =
+    side === "request"
+      ? exchange.request.body
+      : side === "response"
+        ? "message" in response
+          ? response.message
+          : response.body
+        : undefined;
+  if (value === undefined) throw new Error(`a path starts with request or response, not ${side}`);
+  for (const [at, key] of keys.entries()) {
+    const next = (value as Record<string, unknown> | null)?.[key];
+    if (typeof value !== "object" || value === null || next === undefined) {
+      throw new Error(`request ${number} has no ${[side, ...keys.slice(0, at + 1)].join(".")}`);
+    }
+    value = next;
+  }
+  return value;
+}
+
+// JSON as a person lays it out: a list or an object on one line when it fits in `width` columns
+// from `column`, where it starts, with `tail` characters after it (a comma), else one item a line,
+// two spaces deeper than `indent`.
+export function layoutJson(
+  value: unknown,
+  width = 100,
+  indent = 0,
+  column = indent,
+  tail = 0,
+): string {
+  const flat = flatJson(value);
+  if (column + flat.length + tail <= width || typeof value !== "object" || value === null) {
+    return flat;
+  }
+  const inner = " ".repeat(indent + 2);
+  const entries: [string, unknown][] = Array.isArray(value)
+    ? value.map((item) => ["", item])
+    : Object.entries(value).map(([key, item]) => [`${JSON.stringify(key)}: `, item]);
+  if (entries.length === 0) return flat;
+  const items = entries.map(([key, item], index) => {
+    const head = inner + key;
+    const comma = index < entries.length - 1 ? 1 : 0;
+    return head + layoutJson(item, width, indent + 2, head.length, comma);
+  });
+  const [open, close] = Array.isArray(value) ? ["[", "]"] : ["{", "}"];
+  return `${open}\n${items.join(",\n")}\n${" ".repeat(indent)}${close}`;
+}
+
+// One line, with a space inside braces and after each colon and comma.
+function flatJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(flatJson).join(", ")}]`;
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value).map(
+      ([key, item]) => `${JSON.stringify(key)}: ${flatJson(item)}`,
+    );
+    return entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`;
+  }
+  return JSON.stringify(value);
+}

@@ -8,7 +8,15 @@ import { CANARY_TOKEN, type RecordedResponse, startFakeServer } from "@agent-cod
 import { expect, test } from "vitest";
 import { ROOT } from "../lib/command.ts";
 import { replayIds } from "../lib/docs-replays.ts";
-import { addUp, type Exchange, parseEvents, type Wire, wireFile } from "../lib/docs-wire.ts";
+import {
+  addUp,
+  type Exchange,
+  layoutJson,
+  parseEvents,
+  type Wire,
+  wireExcerpt,
+  wireFile,
+} from "../lib/docs-wire.ts";
 
 const TWO_CALLS = {
   content: [
@@ -173,3 +181,31 @@ function toolNames({ api, response }: Exchange): string[] {
     .filter((block: { type: string }) => block.type === "tool_use")
     .map((block: { name: string }) => block.name);
 }
+
+test("a wire block's JSON is the stored part, laid out within 100 columns", () => {
+  for (const id of replayIds()) {
+    const file = join(ROOT, wireFile(id));
+    let wire: Wire;
+    try {
+      wire = JSON.parse(readFileSync(file, "utf8")) as Wire;
+    } catch {
+      continue;
+    }
+    for (const [index, exchange] of wire.exchanges.entries()) {
+      const list = exchange.api === "responses" ? "request.input" : "request.messages";
+      for (const path of ["request", list, "response"]) {
+        const part = wireExcerpt(wire, index + 1, path);
+        const text = layoutJson(part);
+        expect(JSON.parse(text)).toEqual(part);
+        // A line is longer only where one string alone is (a long tool result).
+        for (const line of text.split("\n")) {
+          if (line.length > 100) expect(line.trimStart()).toMatch(/^("[^"]*": )?"/);
+        }
+      }
+      const { response } = exchange;
+      expect(wireExcerpt(wire, index + 1, "response")).toBe(
+        "message" in response ? response.message : response.body,
+      );
+    }
+  }
+});

@@ -59,6 +59,10 @@ const FIXTURE_PAGE = [
   `${FENCE}text`,
   FENCE,
   "",
+  "<!-- wire: day-2-v3/two-step-chain 2 request.messages.2 -->",
+  `${FENCE}json`,
+  FENCE,
+  "",
   "Links: [stop reasons](day-2.md#stop-reasons), [the README](../README.md), [here](#fixture),",
   "[a stage](../packages/day-1/src/agent.ts).",
   "",
@@ -225,6 +229,40 @@ test("a replay block that differs from its run fails, and an unknown replay is a
   const unknown = drifted(FIXTURE, (text) => text.replace("two-step-chain", "three-step-chain"));
   expect(await problems(unknown)).toEqual([
     expect.stringContaining("<!-- replay: day-2-v3/three-step-chain -->: no such replay"),
+  ]);
+});
+
+test("a wire block is part of the stored run; a drifted one fails, a bad request or path is an error", async () => {
+  const page = readFileSync(join(base, FIXTURE), "utf8");
+  // The second request's third message: the tool result, carrying the first call's id.
+  expect(page).toMatch(/"type": "tool_result",\s+"tool_use_id": "toolu_date_1"/);
+  const marker = "<!-- wire: day-2-v3/two-step-chain 2 request.messages.2 -->";
+  const drift = drifted(FIXTURE, (text) =>
+    text.replace('"tool_use_id": "toolu_date_1"', '"tool_use_id": "toolu_1"'),
+  );
+  expect(await problems(drift)).toEqual([
+    expect.stringContaining(
+      `the block of ${marker} differs from docs/replays/day-2-v3-two-step-chain.wire.json, request 2, request.messages.2`,
+    ),
+  ]);
+  const wrongs: [string, string, string][] = [
+    ["2 request.messages.2", "9 request.messages.2", "the run sent 3 request(s), not 9"],
+    ["2 request.messages.2", "2 request.messages.7", "request 2 has no request.messages.7"],
+    ["2 request.messages.2", "2 body.messages", "a path starts with request or response, not body"],
+    ["2 request.messages.2", "request.messages", "should be <stage>/<scenario> <request number>"],
+  ];
+  for (const [from, to, message] of wrongs) {
+    const wrong = marker.replace(from, to);
+    const root = drifted(FIXTURE, (text) => text.replace(marker, wrong));
+    expect(await problems(root)).toEqual([expect.stringContaining(`${wrong}: ${message}`)]);
+  }
+  const unknown = drifted(FIXTURE, (text) =>
+    text.replace(marker, "<!-- wire: day-1/exact-output 1 request -->"),
+  );
+  expect(await problems(unknown)).toEqual([
+    expect.stringContaining(
+      "<!-- wire: day-1/exact-output 1 request -->: no wire for day-1/exact-output",
+    ),
   ]);
 });
 
