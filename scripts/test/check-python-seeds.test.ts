@@ -1712,7 +1712,7 @@ describe.skipIf(!HAS_PYTHON)(
       expect(run.exitCode).toBe(1);
       expect(failIds(run.stdoutLines)).toEqual(["bg-returns-at-once"]);
       expect(run.stdout).toContain(
-        "      - the run should end within 4 s (a background command goes on alone: the run does not wait its 5 s)\n",
+        "      - the run should end within 8 s (a background command goes on alone: the run does not wait its 12 s)\n",
       );
     }, 30_000);
   },

@@ -326,9 +326,11 @@ export const day3v2: Contract = {
           ),
         ],
       }),
-      // A second after the model's answer arrives: grep is running by then on any machine that
-      // is not very busy; if it is not, the Ctrl-C comes first and the scenario still holds.
-      interrupt: { afterRequests: 1, afterMs: 1000 },
+      // 300 ms after the model's answer arrives: grep is running by then on any machine that is
+      // not very busy; if it is not, the Ctrl-C comes first and the scenario still holds. Sooner
+      // rather than later: the Day 3 challenge stops a pattern after 2 s on one file, and a
+      // Ctrl-C after that would find the run asking the model again.
+      interrupt: { afterRequests: 1, afterMs: 300 },
       env: { AGENT_CODE_MATCH_TIMEOUT_MS: "600000" },
     },
     searchScenario({
