@@ -1,11 +1,13 @@
 // What the site's Markdown renderer does beyond VitePress's own: links that leave docs/ go to the
 // repository host, Mermaid blocks become a component that draws them in the browser, and the
-// generated replays read as a terminal session.
+// generated replays read as a terminal session, followed by the requests and responses of the same
+// run when a wire is stored beside them.
 import { statSync } from "node:fs";
 import { dirname, relative, resolve, sep } from "node:path";
 import { githubAnchor } from "@agent-code/test-kit";
 import type { MarkdownOptions, MarkdownRenderer } from "vitepress";
 import type { Repository } from "./repository.ts";
+import { readWire, wireSteps } from "./wire.ts";
 
 export interface SiteMarkdownOptions {
   root: string;
@@ -27,6 +29,7 @@ export function markdownOptions(options: SiteMarkdownOptions): MarkdownOptions {
 }
 
 export function siteMarkdown(md: MarkdownRenderer, options: SiteMarkdownOptions): void {
+  paragraphsAsOnGitHub(md);
   md.core.ruler.push("agent-code-links", (state) => {
     const env = state.env as { realPath?: string; path?: string };
     const page = env.realPath ?? env.path;
@@ -43,6 +46,10 @@ export function siteMarkdown(md: MarkdownRenderer, options: SiteMarkdownOptions)
       const replay = marker?.type === "html_block" && /^<!--\s*replay:/.test(marker.content);
       const session = token.info.trim() === "text" && token.content.startsWith("$ ");
       if (replay || session) token.info = "console";
+      const name = replay ? /^<!--\s*replay:\s*([^/\s]+)\/(\S+?)\s*-->/.exec(marker.content) : null;
+      if (name?.[1] !== undefined && name[2] !== undefined) {
+        token.meta = { ...token.meta, replay: { stage: name[1], scenario: name[2] } };
+      }
     });
   });
   const fence = md.renderer.rules.fence;
@@ -52,8 +59,77 @@ export function siteMarkdown(md: MarkdownRenderer, options: SiteMarkdownOptions)
       // Encoded so that Vue's template compiler sees one plain attribute, whatever the diagram.
       return `<MermaidDiagram graph="${encodeURIComponent(token.content)}" />\n`;
     }
-    return fence ? fence(tokens, index, opts, env, self) : self.renderToken(tokens, index, opts);
+    const html = fence
+      ? fence(tokens, index, opts, env, self)
+      : self.renderToken(tokens, index, opts);
+    const replay = token?.meta?.replay as { stage: string; scenario: string } | undefined;
+    return replay === undefined ? html : html + wireView(options.docsDir, replay);
   };
+}
+
+// The component that opens a replay into its wire, or nothing for a replay without one. It gets
+// the steps worked out here, so the browser needs neither the file nor the code that reads it.
+export function wireView(docsDir: string, { stage, scenario }: ReplayName): string {
+  const wire = readWire(docsDir, stage, scenario);
+  if (wire === undefined) return "";
+  const { version, replay } = wire;
+  const data = JSON.stringify({ version, stage, scenario, replay, steps: wireSteps(wire) });
+  // Encoded like a Mermaid diagram: one plain attribute for Vue, whatever the JSON holds.
+  return `<WireView wire="${encodeURIComponent(data)}" />\n`;
+}
+
+interface ReplayName {
+  stage: string;
+  scenario: string;
+}
+
+type BlockRule = Parameters<MarkdownRenderer["block"]["ruler"]["at"]>[1];
+
+// CommonMark's block-level HTML tags: on GitHub only these (and comments, <script>, <pre>,
+// <style>, <textarea>) may start a line that ends a paragraph.
+const BLOCK_TAGS = new Set(
+  [
+    "address article aside base basefont blockquote body caption center col colgroup dd details",
+    "dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6",
+    "head header hr html iframe legend li link main menu menuitem nav noframes ol optgroup option",
+    "p param pre script search section style summary table tbody td textarea tfoot th thead title",
+    "tr track ul",
+  ]
+    .join(" ")
+    .split(" "),
+);
+
+// VitePress lets a line starting with any tag end a paragraph, so that a Vue component needs no
+// blank line before it. A code span that wraps onto a line like `<n> <request|response> -->`
+// is then cut in two on the site, though not on GitHub, and Vue's compiler fails on the halves.
+// Here a lowercase tag that is neither block-level HTML nor a component (Capitalised, or with a
+// hyphen) continues the paragraph, as on GitHub.
+function paragraphsAsOnGitHub(md: MarkdownRenderer): void {
+  // markdown-it names no public way to reach a rule's function; its list is `__rules__`.
+  const rules = (md.block.ruler as unknown as { __rules__: Rule[] }).__rules__;
+  const html = rules.find((rule) => rule.name === "html_block");
+  if (html === undefined) return;
+  const original = html.fn;
+  md.block.ruler.at(
+    "html_block",
+    (state, start, end, silent) => {
+      // `silent` is markdown-it asking whether this line may end the paragraph before it.
+      if (silent) {
+        const from = (state.bMarks[start] ?? 0) + (state.tShift[start] ?? 0);
+        const line = state.src.slice(from, state.eMarks[start]);
+        const tag = /^<\/?([a-z][a-z0-9]*)(?=[\s/>]|$)/.exec(line)?.[1];
+        if (tag !== undefined && !BLOCK_TAGS.has(tag)) return false;
+      }
+      return original(state, start, end, silent);
+    },
+    { alt: html.alt },
+  );
+}
+
+interface Rule {
+  name: string;
+  fn: BlockRule;
+  alt: string[];
 }
 
 // The address on the host of a relative link from `page` that leaves docs/, or undefined for a

@@ -1,6 +1,6 @@
 // The built site as a reader meets it, in Debian's Chromium: pages load cleanly, links lead
 // somewhere, diagrams are drawn, search finds Day 2, the copy button copies, a phone does not
-// scroll sideways. Needs `pnpm docs:build` first (turbo runs it before this package's tests).
+// scroll sideways, a replay opens into the requests and responses of its run. Needs `pnpm docs:build` first (turbo runs it before this package's tests).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -9,14 +9,18 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { buildSidebar, pagesOf, sitePath } from "../lib/course.ts";
 import { findRepository } from "../lib/repository.ts";
+import { readWire } from "../lib/wire.ts";
 import {
   chromiumPath,
   DIST,
+  finalAnswerText,
+  firstUserText,
   launchChromium,
   missingBrowserMessage,
   SCREENSHOTS,
   type StaticSite,
   serveSite,
+  storedToolIds,
 } from "./support.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -36,6 +40,29 @@ const PAGES = pagesOf(DOCS).map((page) => ({
 const DIAGRAMS = new Map(PAGES.map((page) => [page.path, page.diagrams]));
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
+// On each day page, the first replay whose stored wire has more than one request (the first on
+// Day 2 is a single failed request: nothing to step through), with that wire; on the appendix,
+// the first that speaks OpenAI's Responses API, to see the view in that API's shapes.
+const WIRES = (
+  [
+    ["day-2.md", "messages"],
+    ["day-3.md", "messages"],
+    ["day-4.md", "messages"],
+    ["day-5.md", "messages"],
+    ["appendix-providers.md", "responses"],
+  ] as const
+).map(([file, api]) => {
+  const markers = readFileSync(join(DOCS, file), "utf8").matchAll(
+    /^<!--\s*replay:\s*([^/\s]+)\/(\S+?)\s*-->/gm,
+  );
+  for (const [, stage = "", scenario = ""] of markers) {
+    const wire = readWire(DOCS, stage, scenario);
+    if (wire !== undefined && wire.exchanges.length > 1 && wire.exchanges[0]?.api === api) {
+      return { path: sitePath(file), name: `${stage}/${scenario}`, wire };
+    }
+  }
+  throw new Error(`${file}: no replay with a stored ${api} wire of several requests`);
+});
 // Tabs open at once while surveying: enough to be quick on two cores, few enough to stay fair.
 const TABS = 3;
 
@@ -364,6 +391,119 @@ describe.skipIf(browserPath === undefined)("the built site in Chromium", () => {
         ["/", "/day-2", "/protocol"].map((path) => `${path} ${shot.dark ? "dark" : "light"}`),
       ),
     );
+  });
+
+  test("a replay's wire steps through its requests, with the keyboard, as stored", async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const context = await browser.newContext({ viewport: DESKTOP });
+    // One page in the dark theme, to see the box there too.
+    const darkPath = "/day-4";
+    await context.addInitScript((dark) => {
+      localStorage.setItem(
+        "vitepress-theme-appearance",
+        location.pathname === dark ? "dark" : "light",
+      );
+    }, darkPath);
+    const seen: string[] = [];
+    for (const { path, name, wire } of WIRES) {
+      const steps = wire.exchanges.length;
+      const { page, visit } = await open(context, path);
+      const view = page.locator(`.wire-view[data-wire="${name}"]`);
+      expect(await view.getAttribute("data-steps"), name).toBe(String(steps));
+      expect(await view.locator(".wire-player").count()).toBe(0);
+      await view.locator("summary").first().click();
+      const player = view.locator(".wire-player");
+      await player.focus();
+      const at = async () => Number(await player.getAttribute("data-step"));
+      await page.keyboard.press("End");
+      expect(await at(), `${name}: End`).toBe(steps);
+      expect(await player.locator(".wire-next").isDisabled()).toBe(true);
+      await page.keyboard.press("Home");
+      expect(await at(), `${name}: Home`).toBe(1);
+      expect(await player.locator(".wire-prev").isDisabled()).toBe(true);
+      const ids = new Set<string>();
+      const links: string[] = [];
+      for (let step = 1; step <= steps; step++) {
+        if (step > 1) {
+          await page.keyboard.press("ArrowRight");
+          expect(await at(), `${name}: ArrowRight to ${step}`).toBe(step);
+          // The model's turn and the tool results are new, and say so.
+          const fresh = player.locator(".wire-sent .wire-message.wire-new");
+          expect(await fresh.count()).toBeGreaterThanOrEqual(2);
+          const results = fresh.last().locator(".wire-item");
+          expect(await results.last().getAttribute("data-kind")).toBe("tool_result");
+          expect(await fresh.last().locator(".wire-new-label").isVisible()).toBe(true);
+        }
+        for (const id of await player
+          .locator("[data-tool-id]")
+          .evaluateAll((items) =>
+            items.map((item) => (item as HTMLElement).dataset.toolId ?? ""),
+          )) {
+          ids.add(id);
+        }
+        // A result links to its call, shown in the same step under the same id.
+        links.push(
+          ...(await player.locator(".wire-item[data-kind=tool_result]").evaluateAll((results) =>
+            results.map((result) => {
+              const href = result.querySelector("a")?.getAttribute("href") ?? "";
+              const call = document.getElementById(decodeURIComponent(href.slice(1)));
+              const same = call?.dataset.toolId === (result as HTMLElement).dataset.toolId;
+              return same && call?.dataset.kind === "tool_call" ? "ok" : `broken: ${href}`;
+            }),
+          )),
+        );
+      }
+      expect([...ids].sort(), name).toEqual(storedToolIds(wire));
+      expect(links.length, name).toBeGreaterThan(0);
+      expect(
+        links.filter((link) => link !== "ok"),
+        name,
+      ).toEqual([]);
+      const finalText = finalAnswerText(wire);
+      expect(finalText).not.toBe("");
+      expect(await player.locator(".wire-answer").textContent(), name).toContain(finalText);
+      const day = path.slice(1);
+      // The page's bar would cover part of a tall box.
+      await view.screenshot({
+        style: ".VPNav, .VPLocalNav { visibility: hidden; }",
+        path: join(SCREENSHOTS, `wire-${day}${path === darkPath ? "-dark" : ""}.png`),
+      });
+      await player.locator(".wire-raw summary").click();
+      // The raw request of the last step holds the whole conversation, the first question too.
+      expect(await player.locator(".wire-raw pre").first().textContent()).toContain(
+        JSON.stringify(firstUserText(wire)),
+      );
+      // Opened, on a phone, the box scrolls inside itself, never the page.
+      await page.setViewportSize(PHONE);
+      for (const key of ["Home", ...Array.from({ length: steps - 1 }, () => "ArrowRight")]) {
+        await player.focus();
+        await page.keyboard.press(key);
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        expect(overflow, `${name} on a phone, step ${await at()}`).toBeLessThanOrEqual(0);
+      }
+      expect(visit.problems).toEqual([]);
+      seen.push(`${path} ${visit.dark ? "dark" : "light"}`);
+      await page.close();
+    }
+    await context.close();
+    expect(seen).toEqual(
+      WIRES.map(({ path }) => `${path} ${path === darkPath ? "dark" : "light"}`),
+    );
+
+    // Without JavaScript the wire is there as JSON.
+    const plain = await browser.newContext({ viewport: DESKTOP, javaScriptEnabled: false });
+    const page = await plain.newPage();
+    for (const { path, name, wire } of WIRES) {
+      await page.goto(`${site.origin}${path}`, { waitUntil: "load", timeout: 60_000 });
+      const view = page.locator(`.wire-view[data-wire="${name}"]`);
+      expect(await view.locator(".wire-player").count()).toBe(0);
+      const json = (await view.locator("pre.wire-json").textContent()) ?? "";
+      expect(json, name).toContain(JSON.stringify(firstUserText(wire)));
+      expect(JSON.parse(json).exchanges.length, name).toBe(wire.exchanges.length);
+    }
+    await plain.close();
   });
 
   // Opens a page and waits until Vue has mounted the app: the HTML alone is not yet the page a

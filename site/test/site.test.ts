@@ -206,6 +206,19 @@ describe("the Markdown renderer", () => {
     expect(html).toContain(`<MermaidDiagram graph="${encodeURIComponent(source)}" />`);
   });
 
+  test("a code span wrapped onto a line that starts like a tag stays whole, as on GitHub", async () => {
+    const html = await render(
+      "A marker `<!-- wire: <stage>/<scenario>\n<n> <request|response>.<path> -->` fills a block.\n",
+    );
+    expect(html).toBe(
+      "<p>A marker <code>&lt;!-- wire: &lt;stage&gt;/&lt;scenario&gt; &lt;n&gt; " +
+        "&lt;request|response&gt;.&lt;path&gt; --&gt;</code> fills a block.</p>\n",
+    );
+    // Block-level HTML and components still need no blank line before them.
+    expect(await render("Words\n<div>box</div>\n")).toContain("<p>Words</p>\n<div>box</div>");
+    expect(await render('Words\n<Badge text="x" />\n')).toContain("<p>Words</p>\n<Badge");
+  });
+
   test("headings get GitHub's anchors", async () => {
     const html = await render(
       "## v2: one round of tool use\n\n### `error: set ANTHROPIC_AUTH_TOKEN` although I set it\n",

@@ -90,3 +90,78 @@ function resolveFile(dir: string, path: string): string | undefined {
   }
   return undefined;
 }
+
+// What a stored wire holds, read straight from its JSON (not through lib/wire.ts, which the tests
+// check against it): the tool call ids it mentions, the first thing the user typed, and the last
+// words the model answered.
+export interface StoredWire {
+  exchanges: {
+    request: { body: Record<string, unknown> };
+    response: { body?: unknown; message?: unknown };
+  }[];
+}
+
+export function storedToolIds(wire: StoredWire): string[] {
+  const ids = new Set<string>();
+  walk(
+    wire.exchanges.map((exchange) => [exchange.request.body, responseOf(exchange)]),
+    (node) => {
+      const { type, role } = node;
+      const id =
+        type === "tool_use"
+          ? node.id
+          : type === "tool_result"
+            ? node.tool_use_id
+            : type === "function_call" || type === "function_call_output"
+              ? node.call_id
+              : type === "function"
+                ? node.id
+                : role === "tool"
+                  ? node.tool_call_id
+                  : undefined;
+      if (typeof id === "string") ids.add(id);
+    },
+  );
+  return [...ids].sort();
+}
+
+export function firstUserText(wire: StoredWire): string {
+  const body = wire.exchanges[0]?.request.body ?? {};
+  const conversation = (body.messages ?? body.input ?? []) as {
+    role?: string;
+    content?: unknown;
+  }[];
+  const content = conversation.find((message) => message.role === "user")?.content;
+  if (typeof content === "string") return content;
+  return texts(content)[0] ?? "";
+}
+
+export function finalAnswerText(wire: StoredWire): string {
+  const last = wire.exchanges.at(-1);
+  return last === undefined ? "" : (texts(responseOf(last)).at(-1) ?? "");
+}
+
+function responseOf(exchange: StoredWire["exchanges"][number]): unknown {
+  return exchange.response.message ?? exchange.response.body;
+}
+
+// The text blocks of any of the three APIs, and a chat message's string content, in order.
+function texts(value: unknown): string[] {
+  const found: string[] = [];
+  walk(value, (node) => {
+    const textBlock = node.type === "text" || node.type === "output_text";
+    if (textBlock && typeof node.text === "string") found.push(node.text);
+    else if (node.role === "assistant" && typeof node.content === "string")
+      found.push(node.content);
+  });
+  return found;
+}
+
+function walk(value: unknown, visit: (node: Record<string, unknown>) => void): void {
+  if (Array.isArray(value)) {
+    for (const item of value) walk(item, visit);
+  } else if (typeof value === "object" && value !== null) {
+    visit(value as Record<string, unknown>);
+    for (const item of Object.values(value)) walk(item, visit);
+  }
+}
