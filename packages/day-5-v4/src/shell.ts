@@ -348,9 +348,16 @@ export class BackgroundTasks {
     live.add(child);
     // A task must not keep agent-code running; its end is noticed, not waited for.
     child.unref();
-    const watch = setInterval(async () => {
-      const { size } = await reader.stat();
-      if (size > MAX_LOG_BYTES) this.#end(task, `stopped: its log passed ${MAX_LOG_BYTES} bytes`);
+    // Once the log cannot be read (the session's end closed it before the task was seen to
+    // exit), the watch stops: a rejection nobody handles would end agent-code.
+    const watch = setInterval(() => {
+      reader.stat().then(
+        ({ size }) => {
+          if (size > MAX_LOG_BYTES)
+            this.#end(task, `stopped: its log passed ${MAX_LOG_BYTES} bytes`);
+        },
+        () => clearInterval(watch),
+      );
     }, LOG_CHECK_MS);
     watch.unref();
     child.once("error", () => {

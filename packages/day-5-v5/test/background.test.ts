@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, symlinkSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import { BackgroundTasks, MAX_TASKS } from "../src/shell.ts";
 
 const posix = process.platform !== "win32";
@@ -77,6 +77,30 @@ test.runIf(posix)(
     await sleep(1_500);
     expect(existsSync(join(cwd, "a.txt"))).toBe(false);
     expect(existsSync(join(cwd, "b.txt"))).toBe(false);
+  },
+);
+
+test.runIf(posix)(
+  "the log watch that fires after stopAll closed the log stops quietly, with no unhandled rejection",
+  async () => {
+    const cwd = folder();
+    const tasks = new BackgroundTasks();
+    const rejections: unknown[] = [];
+    const note = (reason: unknown) => rejections.push(reason);
+    process.on("unhandledRejection", note);
+    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
+    try {
+      await tasks.start("sleep 30", cwd);
+      // The session ends: the log is closed while the killed task has not been seen to exit, and
+      // the watch's next tick comes before that exit does.
+      tasks.stopAll();
+      vi.advanceTimersByTime(2_000);
+      await sleep(100);
+      expect(rejections).toEqual([]);
+    } finally {
+      vi.useRealTimers();
+      process.off("unhandledRejection", note);
+    }
   },
 );
 
