@@ -3,9 +3,9 @@
 // with what differs from run to run (the clock, the directory, the port) normalised.
 import { existsSync, realpathSync } from "node:fs";
 import { join } from "node:path";
-import { findContract, runScenario } from "@agent-code/test-kit";
+import { findContract, runScenario, type Wire } from "@agent-code/test-kit";
 import { stageDir } from "./command.ts";
-import { type Wire, wireOf } from "./docs-wire.ts";
+import { wireOf } from "./docs-wire.ts";
 
 // Per stage, the contract scenarios that show its lesson working.
 export const REPLAYS: Record<string, string[]> = {

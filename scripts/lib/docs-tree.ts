@@ -3,7 +3,7 @@
 // Both take the root of the tree to work on, so a test can point them at a drifted overlay.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
-import { findContract } from "@agent-code/test-kit";
+import { findContract, type Wire } from "@agent-code/test-kit";
 import { baseOf, STAGES } from "./command.ts";
 import { extractCode } from "./docs-code.ts";
 import {
@@ -33,7 +33,7 @@ import {
 } from "./docs-pages.ts";
 import { replayFile, replayIds, runReplay } from "./docs-replays.ts";
 import { learnerPageProblems } from "./docs-rules.ts";
-import { layoutJson, type Wire, wireExcerpt, wireFile, wireText } from "./docs-wire.ts";
+import { layoutJson, wireExcerpt, wireFile, wireText } from "./docs-wire.ts";
 import { diffStages } from "./stage-diff.ts";
 import { diffRebased } from "./stage-rebase.ts";
 import { type StageStats, stageStats } from "./stage-stats.ts";

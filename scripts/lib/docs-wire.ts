@@ -6,37 +6,18 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RecordedRequest, RecordedResponse } from "@agent-code/test-kit";
+import type {
+  RecordedRequest,
+  RecordedResponse,
+  Wire,
+  WireEvent,
+  WireExchange,
+  WireResponse,
+} from "@agent-code/test-kit";
 import { stageDir } from "./command.ts";
 import { sourceFiles } from "./stage-diff.ts";
 
 export type Api = RecordedRequest["api"];
-
-export interface WireEvent {
-  event: string | null;
-  data: unknown;
-}
-
-export type WireResponse =
-  | { status: number; body: unknown }
-  | { status: number; events: WireEvent[]; message: unknown };
-
-export interface Exchange {
-  api: Api;
-  request: { method: string; path: string; body: unknown };
-  response: WireResponse;
-}
-
-export interface Wire {
-  version: 1;
-  stage: string;
-  scenario: string;
-  replay: string;
-  // The stage's sources the run was made from, by content: a commit cannot be written into a file
-  // of that same commit, and this names the code as exactly.
-  sources: string;
-  exchanges: Exchange[];
-}
 
 // Requests that ask a model for a turn; a model list or a token count is not a step of the loop.
 const TURN_PATH = /\/(?:messages|responses|chat\/completions)$/;
@@ -51,7 +32,7 @@ export function wireOf(
   normalise: (text: string) => string,
 ): Wire | undefined {
   const [stage = "", scenario = ""] = id.split("/");
-  const exchanges: Exchange[] = [];
+  const exchanges: WireExchange[] = [];
   for (const request of requests) {
     if (request.method !== "POST" || !TURN_PATH.test(request.path)) continue;
     const response = responses.find((sent) => sent.index === request.index);

@@ -3,30 +3,9 @@
 // run spoke: Anthropic Messages, OpenAI Responses or OpenAI Chat Completions.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { Wire, WireExchange } from "@agent-code/test-kit";
 
-export type WireApi = "messages" | "responses" | "chat";
-
-export interface WireExchange {
-  api: WireApi;
-  request: { method: string; path: string; body: Record<string, unknown> };
-  response: {
-    status: number;
-    // Unstreamed: the body as sent (an object, or text for a page that is not JSON).
-    body?: unknown;
-    // Streamed: the server-sent events, and the message they add up to.
-    events?: { event: string; data: unknown }[];
-    message?: unknown;
-  };
-}
-
-export interface Wire {
-  version: 1;
-  stage: string;
-  scenario: string;
-  replay: string;
-  sources: string;
-  exchanges: WireExchange[];
-}
+export type WireApi = WireExchange["api"];
 
 // One text, tool call or tool result, the same whatever the API. `role` is what the wire says: the
 // role of the message holding it (a Messages API tool result is in a `user` message, Chat's in a
@@ -93,7 +72,7 @@ export function wireSteps(wire: Wire): WireStep[] {
       messageItems(exchange.api, message).map((item) => ({ ...item, message: index })),
     );
     const { response } = exchange;
-    const streamed = response.events !== undefined;
+    const streamed = "events" in response;
     const body = streamed ? response.message : response.body;
     return {
       api: exchange.api,
@@ -103,7 +82,7 @@ export function wireSteps(wire: Wire): WireStep[] {
       answer: answerItems(exchange.api, body),
       stop: stopReason(exchange.api, body),
       streamed,
-      events: response.events?.length ?? 0,
+      events: streamed ? response.events.length : 0,
       request: exchange.request,
       response,
     };
@@ -122,7 +101,7 @@ type Json = Record<string, unknown>;
 
 // The request's conversation, the system prompt first as a message of its own.
 function requestMessages({ api, request }: WireExchange): unknown[] {
-  const body = request.body;
+  const body = asObject(request.body);
   if (api === "messages") {
     const system = body.system === undefined ? [] : [{ role: "system", content: body.system }];
     return [...system, ...asArray(body.messages)];

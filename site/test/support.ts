@@ -5,6 +5,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { extname, join, normalize } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Wire, WireExchange } from "@agent-code/test-kit";
 import { type Browser, chromium } from "playwright-core";
 
 export const DIST = fileURLToPath(new URL("../.vitepress/dist", import.meta.url));
@@ -94,14 +95,7 @@ function resolveFile(dir: string, path: string): string | undefined {
 // What a stored wire holds, read straight from its JSON (not through lib/wire.ts, which the tests
 // check against it): the tool call ids it mentions, the first thing the user typed, and the last
 // words the model answered.
-export interface StoredWire {
-  exchanges: {
-    request: { body: Record<string, unknown> };
-    response: { body?: unknown; message?: unknown };
-  }[];
-}
-
-export function storedToolIds(wire: StoredWire): string[] {
+export function storedToolIds(wire: Wire): string[] {
   const ids = new Set<string>();
   walk(
     wire.exchanges.map((exchange) => [exchange.request.body, responseOf(exchange)]),
@@ -125,8 +119,8 @@ export function storedToolIds(wire: StoredWire): string[] {
   return [...ids].sort();
 }
 
-export function firstUserText(wire: StoredWire): string {
-  const body = wire.exchanges[0]?.request.body ?? {};
+export function firstUserText(wire: Wire): string {
+  const body = (wire.exchanges[0]?.request.body ?? {}) as Record<string, unknown>;
   const conversation = (body.messages ?? body.input ?? []) as {
     role?: string;
     content?: unknown;
@@ -136,13 +130,14 @@ export function firstUserText(wire: StoredWire): string {
   return texts(content)[0] ?? "";
 }
 
-export function finalAnswerText(wire: StoredWire): string {
+export function finalAnswerText(wire: Wire): string {
   const last = wire.exchanges.at(-1);
   return last === undefined ? "" : (texts(responseOf(last)).at(-1) ?? "");
 }
 
-function responseOf(exchange: StoredWire["exchanges"][number]): unknown {
-  return exchange.response.message ?? exchange.response.body;
+function responseOf(exchange: WireExchange): unknown {
+  const { response } = exchange;
+  return "message" in response ? response.message : response.body;
 }
 
 // The text blocks of any of the three APIs, and a chat message's string content, in order.

@@ -3,10 +3,11 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Wire } from "@agent-code/test-kit";
 import { createMarkdownRenderer, disposeMdItInstance } from "vitepress";
 import { describe, expect, test } from "vitest";
 import { markdownOptions } from "../lib/markdown.ts";
-import { readWire, type Wire, type WireItem, type WireStep, wireSteps } from "../lib/wire.ts";
+import { readWire, type WireItem, type WireStep, wireSteps } from "../lib/wire.ts";
 import { finalAnswerText } from "./support.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -55,7 +56,7 @@ describe("a run's wire, step by step", () => {
     expect(steps.map((step) => step.streamed)).toEqual(steps.map(() => streamed));
     if (streamed) {
       expect(steps.map((step) => step.events)).toEqual(
-        wire.exchanges.map((exchange) => exchange.response.events?.length),
+        wire.exchanges.map(({ response }) => ("events" in response ? response.events.length : 0)),
       );
     }
     expect(steps.map((step) => step.status)).toEqual(steps.map(() => 200));
@@ -143,7 +144,10 @@ describe("a run's wire, step by step", () => {
       ...wire,
       exchanges: wire.exchanges.map((exchange) => ({
         ...exchange,
-        request: { ...exchange.request, body: { ...exchange.request.body, system: "Be brief." } },
+        request: {
+          ...exchange.request,
+          body: { ...(exchange.request.body as object), system: "Be brief." },
+        },
       })),
     };
     const [first, second] = wireSteps(withSystem);

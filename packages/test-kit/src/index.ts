@@ -123,3 +123,4 @@ export {
   type WebRoutes,
   type WebSearch,
 } from "./web-server.ts";
+export type { Wire, WireEvent, WireExchange, WireResponse } from "./wire.ts";
