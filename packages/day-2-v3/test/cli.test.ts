@@ -1,11 +1,12 @@
 // The CLI as a user runs it: this stage's contract against its bundle, scenario by scenario, and
-// the first core scenario once more through tsx, the path a learner's `pnpm start` takes. A
-// scenario whose inputs match another's (a conformance twin) is judged on that one's run.
+// the first core scenario once more through tsx, the path a learner's `pnpm start` takes. Which
+// scenarios run on this leg is test-kit's contractPlan (decision 0062), each named with its
+// reason. A scenario whose inputs match another's (a conformance twin) is judged on that one's run.
 import { basename } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
   contractCpuMeter,
-  contractRunsOnLeg,
+  contractPlan,
   findContract,
   runScenario,
   type SharedRuns,
@@ -22,20 +23,20 @@ const sharedRuns: SharedRuns = new Map();
 const seed = secondSeed();
 const seededRuns: SharedRuns = new Map();
 
-// CI's floor leg runs the whole contract of a few stages only (contractRunsOnLeg); the full leg
-// and a developer's `pnpm test` run every stage's. What the contract cost goes to bench:test.
+// What the contract cost goes to bench:test.
+const plan = contractPlan(contract.stage);
 const meter = contractCpuMeter(packageDir, contract.stage);
 
 describe
-  .skipIf(!contractRunsOnLeg(contract.stage))
+  .skipIf(plan.length === 0)
   .concurrent(`${contract.stage} contract against the bundle`, () => {
     afterAll(() => {
       meter.write(sharedRuns.size + seededRuns.size);
     });
 
-    test.each(contract.scenarios.map((scenario) => [scenario.id, scenario] as const))(
-      "%s",
-      async (_id, scenario) => {
+    test.each(plan.map(({ scenario, reason }) => [scenario.id, reason, scenario] as const))(
+      "%s (%s)",
+      async (_id, _reason, scenario) => {
         meter.scenario();
         const command = ["node", "dist/agent-code.mjs"];
         const result = await runScenario(scenario, { command, cwd: packageDir, sharedRuns });

@@ -16,14 +16,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { contractRunsOnLeg, stageOfTest } from "@agent-code/test-kit";
+import { runsWhole, stageOfTest } from "@agent-code/test-kit";
 import { afterAll, beforeEach, expect, test, vi } from "vitest";
 import type { Ui } from "../src/diff-ui.ts";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext, ToolError } from "../src/tools.ts";
 import { writeAtomic } from "../src/writes.ts";
 
-const RACES_RUN = contractRunsOnLeg(stageOfTest(import.meta.url));
+const RACES_RUN = runsWhole(stageOfTest(import.meta.url));
 
 // The file system as the code under test sees it: the real one, except that a test may record the
 // files opened, run a step when a file is created (`wx`) or make a call fail with an errno code,
@@ -374,7 +374,7 @@ while (!fs.existsSync(stop)) {
 
 // Linux only: there the folder is held open while it is written in. Elsewhere the check of its real
 // path before the rename narrows the window but cannot close it (SECURITY.md).
-// On the floor leg it runs in the contract's stages only (decision 0049).
+// It runs where the stage's whole contract runs: runsWhole (decision 0062).
 test.skipIf(process.platform !== "linux" || !RACES_RUN)(
   "writeAtomic racing a folder swapped for a symlink: nothing is ever written outside",
   { timeout: 30_000 },

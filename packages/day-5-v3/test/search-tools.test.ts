@@ -2,13 +2,13 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { contractRunsOnLeg, stageOfTest, startSwapper } from "@agent-code/test-kit";
+import { runsWhole, stageOfTest, startSwapper } from "@agent-code/test-kit";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { NO_UI } from "../src/diff-ui.ts";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools/index.ts";
 
-const RACES_RUN = contractRunsOnLeg(stageOfTest(import.meta.url));
+const RACES_RUN = runsWhole(stageOfTest(import.meta.url));
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-code-search-tools-")));
 const work = path.join(base, "work");
@@ -259,7 +259,7 @@ describe.skipIf(process.platform === "win32")("ignore files a hostile folder pla
 
 // Check, then use, for the walk and grep: a folder swapped with a symlink out while the tool runs
 // 1,000 times is never listed, and a file swapped so is never searched.
-// Races run where the stage's contract runs: on the floor leg, in its stages only (decision 0049).
+// Races run where the stage's whole contract runs: runsWhole (decision 0062).
 describe.skipIf(process.platform === "win32" || !RACES_RUN)(
   "a name swapped while a search runs",
   () => {

@@ -2,13 +2,13 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { contractRunsOnLeg, stageOfTest, startSwapper } from "@agent-code/test-kit";
+import { runsWhole, stageOfTest, startSwapper } from "@agent-code/test-kit";
 import { afterAll, describe, expect, test } from "vitest";
 import { NO_UI } from "../src/diff-ui.ts";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools/index.ts";
 
-const RACES_RUN = contractRunsOnLeg(stageOfTest(import.meta.url));
+const RACES_RUN = runsWhole(stageOfTest(import.meta.url));
 
 const base = realpathSync(mkdtempSync(path.join(tmpdir(), "agent-code-file-tools-")));
 const work = path.join(base, "work");
@@ -157,7 +157,7 @@ test("list_files stops at 500 entries and says how many more there are", async (
 
 // Check, then use: a second process swaps a name between something inside and a symlink out while
 // a tool runs 1,000 times. Every answer is what is inside or a refusal; none holds the outside text.
-// Races run where the stage's contract runs: on the floor leg, in its stages only (decision 0049).
+// Races run where the stage's whole contract runs: runsWhole (decision 0062).
 describe.skipIf(process.platform === "win32" || !RACES_RUN)(
   "a name swapped while the tool runs",
   () => {

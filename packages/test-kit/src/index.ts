@@ -43,7 +43,22 @@ export {
   resultOf,
   type SentResult,
 } from "./judgements.ts";
-export { contractRunsOnLeg, floorStages, stageOfTest, type TestLeg, testLeg } from "./legs.ts";
+export {
+  commitSlice,
+  contractPlan,
+  floorStages,
+  isMainLineStage,
+  newestStage,
+  type PlannedScenario,
+  type RunReason,
+  runsWhole,
+  SLICES,
+  scenarioSlice,
+  stageOfTest,
+  type TestLeg,
+  testLeg,
+  wholeStages,
+} from "./legs.ts";
 export { ANTHROPIC_MODELS, DEEPSEEK_MODELS, type ModelEntry, type ModelInfo } from "./models.ts";
 export type {
   ChatStep,
