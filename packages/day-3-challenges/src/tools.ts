@@ -626,7 +626,10 @@ export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext)
     const worker = new GrepWorker(regex);
     try {
       for (const entry of entries) {
-        if (ctx.signal.aborted) break;
+        if (ctx.signal.aborted) {
+          stoppedAt = entry.path;
+          break;
+        }
         const text = await searchableText(entry, ctx);
         if (text === undefined) continue;
         const { matches, finished } = await worker.search(text, ctx.signal);
@@ -640,11 +643,14 @@ export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext)
       await worker.close();
     }
   }
-  // Stopped by the time limit (not by the run's signal): a refusal that keeps what was found.
-  if (stoppedAt !== undefined && !ctx.signal.aborted) {
+  // Stopped by the time limit or by the run's signal: a refusal that keeps what was found, so a
+  // stopped search never reads as an empty one.
+  if (stoppedAt !== undefined) {
     const found = lines.length === 0 ? "" : `${lines.join("\n")}\n`;
     throw new ToolError(
-      `${found}[search stopped: pattern took longer than ${GREP_FILE_MS / 1000} s on ${stoppedAt}, after ${total} matching lines; simplify the pattern or narrow the path]`,
+      ctx.signal.aborted
+        ? `${found}[search stopped at ${stoppedAt}, after ${total} matching lines: the run was stopped]`
+        : `${found}[search stopped: pattern took longer than ${GREP_FILE_MS / 1000} s on ${stoppedAt}, after ${total} matching lines; simplify the pattern or narrow the path]`,
     );
   }
   if (total === 0) return withNotes("(no matches)", notes);

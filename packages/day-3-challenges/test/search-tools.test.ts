@@ -186,10 +186,49 @@ describe("patterns that could run for ever", () => {
         ctx,
       );
       setTimeout(() => stop.abort(), 100);
-      // Challenge 5's grep answers with what it found before the stop.
-      expect(await running).toMatchObject({ content: "(no matches)", isError: false });
+      // Challenge 5's grep keeps what it found before the stop, and says that it was stopped.
+      expect(await running).toMatchObject({
+        content: "[search stopped at slow/line.txt, after 0 matching lines: the run was stopped]",
+        isError: true,
+      });
     } finally {
       restore();
+    }
+  });
+
+  test("a stop at any moment of a search reads as stopped, never as an empty search", async () => {
+    // Many quick files, then one the pattern never finishes. The stop comes as the search looks at
+    // the signal for the at-th time: before the pattern is compiled, before the first file, between
+    // two files, before the last; whenever it lands, the answer must say the search was stopped.
+    for (let n = 0; n < 300; n++) put(`work/stops/f${String(n).padStart(3, "0")}.txt`, "aaa\n");
+    put("work/stops/zz.txt", `${"a".repeat(5000)}\n`);
+    const restore = limit("600000");
+    try {
+      for (const at of [1, 2, 3, 100, 302]) {
+        const stop = new AbortController();
+        let looks = 0;
+        const ctx = {
+          ...context(),
+          get signal() {
+            looks += 1;
+            if (looks === at) stop.abort();
+            return stop.signal;
+          },
+        };
+        const running = defaultTools().run(
+          { id: "toolu_1", name: "grep", arguments: { ...slow, path: "stops" } },
+          ctx,
+        );
+        expect(await running, `a stop at look ${at}`).toMatchObject({
+          content: expect.stringMatching(
+            /^\[search stopped at stops\/(f\d{3}|zz)\.txt, after 0 matching lines: the run was stopped\]$/,
+          ),
+          isError: true,
+        });
+      }
+    } finally {
+      restore();
+      rmSync(path.join(work, "stops"), { recursive: true, force: true });
     }
   });
 

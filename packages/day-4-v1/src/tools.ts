@@ -322,7 +322,8 @@ async function grepWith(
   let chars = 0;
   let total = 0;
   for (const entry of entries) {
-    if (ctx.signal.aborted) break;
+    // Stopped between files (or before the first): a stopped search never reads as an empty one.
+    if (ctx.signal.aborted) throw new ToolError("regex was stopped");
     const text = await searchableText(entry, ctx);
     if (text === undefined) continue;
     const fileLines = text.split("\n");

@@ -192,6 +192,40 @@ describe("patterns that could run for ever", () => {
     }
   });
 
+  test("a stop at any moment of a search reads as stopped, never as an empty search", async () => {
+    // Many quick files, then one the pattern never finishes. The stop comes as the search looks at
+    // the signal for the at-th time: before the pattern is compiled, before the first file, between
+    // two files, before the last; whenever it lands, the answer must say the search was stopped.
+    for (let n = 0; n < 300; n++) put(`work/stops/f${String(n).padStart(3, "0")}.txt`, "aaa\n");
+    put("work/stops/zz.txt", `${"a".repeat(5000)}\n`);
+    const restore = limit("600000");
+    try {
+      for (const at of [1, 2, 3, 100, 302]) {
+        const stop = new AbortController();
+        let looks = 0;
+        const ctx = {
+          ...context(),
+          get signal() {
+            looks += 1;
+            if (looks === at) stop.abort();
+            return stop.signal;
+          },
+        };
+        const running = defaultTools().run(
+          { id: "toolu_1", name: "grep", arguments: { ...slow, path: "stops" } },
+          ctx,
+        );
+        expect(await running, `a stop at look ${at}`).toMatchObject({
+          content: "regex was stopped",
+          isError: true,
+        });
+      }
+    } finally {
+      restore();
+      rmSync(path.join(work, "stops"), { recursive: true, force: true });
+    }
+  });
+
   test("a glob whose expression backtracks for ever is stopped too", async () => {
     put("work/slow/name.txt", "");
     const restore = limit("300");

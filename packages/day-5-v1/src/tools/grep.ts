@@ -3,7 +3,7 @@ import { openInside, readOpened, resolveInside, sniffText, truncate } from "../f
 import { Matcher } from "../matcher.ts";
 import { type WalkEntry, walk } from "../walk.ts";
 import { globbed, searchStart, withNotes } from "./glob.ts";
-import type { Tool, ToolContext } from "./index.ts";
+import { type Tool, type ToolContext, ToolError } from "./index.ts";
 
 // grep's limits: files it reads, lines it returns, characters of one line and of them all.
 const MAX_GREP_FILE_BYTES = 1024 * 1024;
@@ -65,7 +65,8 @@ async function grepWith(
   let chars = 0;
   let total = 0;
   for (const entry of entries) {
-    if (ctx.signal.aborted) break;
+    // Stopped between files (or before the first): a stopped search never reads as an empty one.
+    if (ctx.signal.aborted) throw new ToolError("regex was stopped");
     const text = await searchableText(entry, ctx);
     if (text === undefined) continue;
     const fileLines = text.split("\n");
