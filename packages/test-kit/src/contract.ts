@@ -184,6 +184,9 @@ export interface RunContractOptions {
   // Which of the caller's variables the command inherits (runCli's `inherit`): all but the leaky
   // ones when not given. `pnpm check` passes an allowlist.
   inheritEnv?: (name: string) => boolean;
+  // Variables for every run of the command, under the scenario's own (a stage's tests give the
+  // bundle a compile cache).
+  env?: EnvOverrides;
   // The seed seeded scenarios draw from (src/vary.ts); FIXED_SEED when not given. Runs at two
   // seeds never share: give each seed its own `sharedRuns`.
   seed?: number;
@@ -391,6 +394,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       TAVILY_API_KEY: TAVILY_CANARY,
       // Never HOME itself: a command such as `uv run` keeps its cache there.
       AGENT_CODE_HOME: context.home,
+      ...options.env,
       ...(typeof scenario.env === "function" ? scenario.env(context) : scenario.env),
     };
     const { interrupt } = scenario;
