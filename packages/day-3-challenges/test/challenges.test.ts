@@ -209,13 +209,16 @@ test("grep's worker gives the same answer as before on patterns that end", async
   });
 });
 
-test("the run's signal stops a runaway grep too, without a refusal", async () => {
+test("the run's signal stops a runaway grep too, and the answer says it was stopped", async () => {
   const controller = new AbortController();
   const ctx = { ...context(), signal: controller.signal };
   const pending = call("grep", { pattern: "^(?=a)(a+)+$", path: "slow" }, ctx);
   setTimeout(() => controller.abort(), 100);
   const result = await pending;
-  expect(result.isError).toBe(false);
+  expect(result.isError).toBe(true);
+  expect(result.text).toMatch(
+    /\[search stopped at slow\/\S+, after \d+ matching lines: the run was stopped\]$/,
+  );
   expect(result.text).not.toContain("c.txt");
 }, 20_000);
 
