@@ -1,20 +1,30 @@
-// `pnpm bench:test [--leg full|floor|both] [--filter <package>]... [--project N]`: what a cold run
+// `pnpm bench:test [--leg full|floor|both] [--filter <package>]... [--project]`: what a cold run
 // of the suite (turbo's cache off) costs, and where every second of CPU goes. For each leg it
 // prints the wall time, the CPU time of every process the run started, the CPU of each turbo task
 // (each task's whole process tree, read from turbo's reaped children), each package's, the
 // slowest test files, the contract scenarios the leg ran against the sum of every stage's
 // contract, and each contract's CPU per scenario split between the CLI processes and the test
 // process (the runner and the fake servers). `--leg both` runs CI's two legs, floor then full, on
-// this Node; `--project N` prints the cold `.ci/run` that N stages of today's average cost would
-// take, from the legs it ran and the last saved run of the other leg (`.ci/run` runs the full leg
-// on the newest LTS: run `--leg floor`, then `--leg full --project N` with that Node first on PATH). A benchmark to read, not a test: a shared machine only ever adds time. The
-// runs' output goes to .test-results/bench-test-<leg>.log.
+// this Node; `--project` prints the cold `.ci/run` of Days 1 to 9 as their designs plan them, from
+// the measured costs and the budget's counts (decision 0063), over the legs it ran and the last
+// saved run of the other leg (`.ci/run` runs each leg on its own Node: run `--leg floor` with the
+// floor's Node first on PATH, then `--leg full --project` with the newest LTS). A benchmark to
+// read, not a test: a shared machine only ever adds time. The runs' output goes to
+// .test-results/bench-test-<leg>.log.
 import { existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { CONTRACT_CPU_FILE, type ContractCpu, contracts } from "@agent-code/test-kit";
+import {
+  CONTRACT_CPU_FILE,
+  type Contract,
+  type ContractCpu,
+  contracts,
+  legCost,
+  PLANNED_STAGES,
+  plannedContracts,
+} from "@agent-code/test-kit";
 import { ROOT, runCommand, STAGES, UsageError } from "./lib/command.ts";
 import {
   coldTestCommand,
@@ -243,19 +253,63 @@ export function meanStageCpu(stages: StageCost[]): number {
     : stages.reduce((sum, stage) => sum + (stage.cpu ?? 0) + stage.elsewhere, 0) / stages.length;
 }
 
-// A cold `.ci/run` with `count` stages instead of today's: both legs' measured CPU, plus (or less)
-// the mean stage's CPU on each leg for each stage more (or fewer), at the run's own use of the
-// cores. Install and the Node download are not in it: a warm store makes them seconds.
+// A cold `.ci/run` of the course as Days 6 to 9 plan it (test-kit's PLANNED_STAGES), from the legs
+// measured today: each leg's CPU, plus its CPU a contract run times the runs the budget counts
+// more (decision 0063), plus, for each stage more the leg tests, the mean stage's CPU that is not
+// its contract (its unit tests, type check and build, and its tests elsewhere); the wall time at
+// today's use of the cores. Install and the Node downloads are not in it.
 export function projectRun(
   legs: LegFigures[],
-  count: number,
-): { cpu: number; wall: number; stages: number; perStage: number } {
-  const stages = Math.max(...legs.map((leg) => leg.stages.length));
-  const cpu = legs.reduce((sum, leg) => sum + cpuOf(leg.run), 0);
-  const wall = legs.reduce((sum, leg) => sum + leg.run.seconds, 0);
-  const perStage = legs.reduce((sum, leg) => sum + meanStageCpu(leg.stages), 0);
-  const projected = cpu + (count - stages) * perStage;
-  return { cpu: projected, wall: cpu === 0 ? 0 : (wall * projected) / cpu, stages, perStage };
+  course: Contract[] = plannedContracts(PLANNED_STAGES),
+): { cpu: number; wall: number; legs: LegProjection[] } {
+  const projected = legs.map((figures) => projectLeg(figures, course));
+  const cpu = projected.reduce((sum, leg) => sum + leg.cpu, 0);
+  const wall = projected.reduce((sum, leg) => sum + leg.wall, 0);
+  return { cpu, wall, legs: projected };
+}
+
+export interface LegProjection {
+  leg: Leg;
+  runs: { today: number; planned: number };
+  stages: { today: number; planned: number };
+  cpuPerRun: number;
+  otherPerStage: number;
+  cpu: number;
+  wall: number;
+}
+
+function projectLeg(figures: LegFigures, course: Contract[]): LegProjection {
+  const today = legCost(figures.leg);
+  const planned = legCost(figures.leg, course);
+  const contractCpu = figures.contractCpu.reduce(
+    (sum, record) => sum + record.cli + record.test,
+    0,
+  );
+  const runs = figures.contractCpu.reduce((sum, record) => sum + record.runs, 0);
+  const cpuPerRun = runs === 0 ? 0 : contractCpu / runs;
+  const contractOf = (stage: string) => {
+    const record = figures.contractCpu.find((one) => one.stage === stage);
+    return record === undefined ? 0 : record.cli + record.test;
+  };
+  const others = figures.stages.map(
+    (stage) => (stage.cpu ?? 0) + stage.elsewhere - contractOf(stage.stage),
+  );
+  const otherPerStage =
+    others.length === 0 ? 0 : others.reduce((sum, value) => sum + value, 0) / others.length;
+  const measured = cpuOf(figures.run);
+  const cpu =
+    measured +
+    (planned.runs - today.runs) * cpuPerRun +
+    (planned.stages.length - today.stages.length) * Math.max(0, otherPerStage);
+  return {
+    leg: figures.leg,
+    runs: { today: today.runs, planned: planned.runs },
+    stages: { today: today.stages.length, planned: planned.stages.length },
+    cpuPerRun,
+    otherPerStage,
+    cpu,
+    wall: measured === 0 ? 0 : (figures.run.seconds * cpu) / measured,
+  };
 }
 
 const cpuOf = (run: TestRun) => (run.cpu ? run.cpu.user + run.cpu.system : 0);
@@ -282,36 +336,30 @@ function machine(): string {
 export interface BenchOptions {
   legs: Leg[];
   filters: string[];
-  project?: number;
+  project?: boolean;
 }
 
 export function benchOptions(argv: string[]): BenchOptions {
-  let values: { filter?: string[]; leg?: string; project?: string };
+  let values: { filter?: string[]; leg?: string; project?: boolean };
   try {
     ({ values } = parseArgs({
       args: argv,
       options: {
         filter: { type: "string", multiple: true },
         leg: { type: "string" },
-        project: { type: "string" },
+        project: { type: "boolean" },
       },
     }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
-  const leg = values.leg ?? (values.project === undefined ? "full" : "both");
+  const leg = values.leg ?? (values.project === true ? "both" : "full");
   if (!["full", "floor", "both"].includes(leg))
     throw new UsageError(`--leg must be full, floor or both: ${leg}`);
-  let project: number | undefined;
-  if (values.project !== undefined) {
-    project = Number(values.project);
-    if (!Number.isInteger(project) || project <= 0)
-      throw new UsageError(`--project must be a positive whole number: ${values.project}`);
-  }
   return {
     legs: leg === "both" ? ["floor", "full"] : [leg as Leg],
     filters: values.filter ?? [],
-    ...(project === undefined ? {} : { project }),
+    ...(values.project === true ? { project: true } : {}),
   };
 }
 
@@ -363,7 +411,7 @@ async function main(argv: string[]): Promise<number> {
     writeFileSync(savedLeg(leg), `${JSON.stringify(figures)}\n`);
     console.log(`${legReport(figures, where)}\n`);
   }
-  const legs = [...(options.project === undefined ? [] : otherLegs(ran)), ...ran];
+  const legs = [...(options.project === true ? otherLegs(ran) : []), ...ran];
   for (const saved of legs.filter((figures) => !ran.includes(figures))) {
     console.log(
       `the ${saved.leg} leg: its last run's figures (Node ${saved.node}, wall ${saved.run.seconds.toFixed(0)} s, CPU ${cpuOf(saved.run).toFixed(0)} s), from ${savedLeg(saved.leg)}`,
@@ -379,10 +427,15 @@ async function main(argv: string[]): Promise<number> {
       `both legs: wall ${wall.toFixed(0)} s (${(wall / 60).toFixed(1)} min), CPU ${cpu.toFixed(0)} s; contract scenarios ${ran.join(", ")}`,
     );
   }
-  if (options.project !== undefined) {
-    const projection = projectRun(legs, options.project);
+  if (options.project === true) {
+    const projection = projectRun(legs);
+    for (const leg of projection.legs) {
+      console.log(
+        `the ${leg.leg} leg with Days 6 to 9 as planned: ${Math.round(leg.runs.planned)} CLI runs (today ${leg.runs.today}) at ${leg.cpuPerRun.toFixed(3)} s of CPU, ${leg.stages.planned} stages (today ${leg.stages.today}) at ${leg.otherPerStage.toFixed(1)} s of other CPU each: CPU ${leg.cpu.toFixed(0)} s, wall ${leg.wall.toFixed(0)} s`,
+      );
+    }
     console.log(
-      `projected cold run with ${options.project} stages (today ${projection.stages}, ${projection.perStage.toFixed(1)} s of CPU a stage over ${legs.length === 1 ? "this leg" : "both legs"}): CPU ${projection.cpu.toFixed(0)} s, wall ${projection.wall.toFixed(0)} s (${(projection.wall / 60).toFixed(1)} min)`,
+      `projected cold run of Days 1 to 9 over ${legs.length === 1 ? "this leg" : "both legs"}: CPU ${projection.cpu.toFixed(0)} s, wall ${projection.wall.toFixed(0)} s (${(projection.wall / 60).toFixed(1)} min)`,
     );
   }
   const failed = legs.filter((leg) => leg.run.exitCode !== 0);

@@ -5,7 +5,7 @@ import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { childCpuSeconds } from "@agent-code/test-kit";
+import { childCpuSeconds, legCost, PLANNED_STAGES, plannedContracts } from "@agent-code/test-kit";
 import { afterAll, expect, test } from "vitest";
 import {
   benchCommand,
@@ -233,18 +233,30 @@ test("the report names the leg and machine, and gives CPU by task, contracts and
   expect(text).toContain("  mean 46.5 s a stage, its tasks' CPU and its tests elsewhere");
 });
 
-test("a projection adds the mean stage's CPU of each leg for every stage more", () => {
+test("a projection adds each leg's CPU a run for the runs Days 6 to 9 add, and its other CPU a stage", () => {
   const floor: LegFigures = {
     ...LEG,
     leg: "floor",
     run: { ...LEG.run, seconds: 100, cpu: { user: 150, system: 0 } },
     stages: [{ ...(LEG.stages[0] as LegFigures["stages"][number]), cpu: 6 }],
   };
-  // 450 + 150 s of CPU in 400.4 s; one stage of 44 + 6 s of its own CPU and 2.5 s of tests
-  // elsewhere on each leg: two more stages add 110 s.
-  const projection = projectRun([floor, LEG], 3);
-  expect(projection).toMatchObject({ cpu: 710, stages: 1, perStage: 55 });
-  expect(projection.wall).toBeCloseTo((400.4 * 710) / 600);
+  const course = plannedContracts(PLANNED_STAGES);
+  const projection = projectRun([floor, LEG], course);
+  // day-2-v3's contract: 12.6 s of CPU for 50 runs; its other CPU: 44 + 2.5 - 12.6 s on the full
+  // leg, and 6 + 2.5 - 12.6 s (nothing) on the floor.
+  const full = projection.legs[1];
+  expect(full?.cpuPerRun).toBeCloseTo(12.6 / 50);
+  expect(full?.otherPerStage).toBeCloseTo(44 + 2.5 - 12.6);
+  const cost = { today: legCost("full"), planned: legCost("full", course) };
+  expect(full?.runs).toEqual({ today: cost.today.runs, planned: cost.planned.runs });
+  expect(full?.cpu).toBeCloseTo(
+    450 +
+      (cost.planned.runs - cost.today.runs) * (12.6 / 50) +
+      (cost.planned.stages.length - cost.today.stages.length) * (44 + 2.5 - 12.6),
+  );
+  expect(full?.wall).toBeCloseTo((300.4 * (full?.cpu ?? 0)) / 450);
+  expect(projection.legs[0]?.otherPerStage).toBeLessThan(0);
+  expect(projection.cpu).toBeCloseTo((projection.legs[0]?.cpu ?? 0) + (full?.cpu ?? 0));
 });
 
 test("bench:test options: a leg, filters and a projection; bad values are usage errors", () => {
@@ -253,13 +265,13 @@ test("bench:test options: a leg, filters and a projection; bad values are usage 
     legs: ["floor"],
     filters: ["scripts"],
   });
-  expect(benchOptions(["--project", "34"])).toEqual({
+  expect(benchOptions(["--project"])).toEqual({
     legs: ["floor", "full"],
     filters: [],
-    project: 34,
+    project: true,
   });
   expect(() => benchOptions(["--leg", "middle"])).toThrow("--leg must be full, floor or both");
-  expect(() => benchOptions(["--project", "3.5"])).toThrow("--project must be a positive");
+  expect(() => benchOptions(["--project", "34"])).toThrow(/34/);
   expect(() => benchOptions(["--fast"])).toThrow(/--fast/);
 });
 

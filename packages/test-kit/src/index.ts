@@ -2,6 +2,18 @@
 export { contracts, findContract } from "../contracts/index.ts";
 export { githubAnchor, headingAnchors } from "./anchors.ts";
 export {
+  BUDGET,
+  declaredWaitMs,
+  isSeeded,
+  type LegCost,
+  legCost,
+  overBudget,
+  PLANNED_STAGES,
+  type PlannedStage,
+  plannedContracts,
+  type StageCost as StageRunCost,
+} from "./budget.ts";
+export {
   type Block,
   reply,
   resetIds,
