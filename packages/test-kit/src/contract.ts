@@ -193,7 +193,7 @@ export interface RunContractOptions {
 }
 
 /** Runs by their inputs (runKey), for RunContractOptions.sharedRuns. */
-export type SharedRuns = Map<string | Scenario, Promise<ScenarioRun>>;
+export type SharedRuns = Map<string, Promise<ScenarioRun>>;
 
 /** What one run of the command showed, before any judgement. */
 export interface ScenarioRun {
@@ -307,16 +307,14 @@ export async function runScenario(
 }
 
 /**
- * What makes two scenarios' runs the same: their inputs as JSON when every input is plain data,
- * else the scenario itself (a function among the inputs may give each run something else).
+ * What makes two scenarios' runs the same: their inputs, where a function or bytes among them is the
+ * same input only when it is the same object. A function may answer each run differently, so two
+ * functions are never compared by what they return; a twin built from its core scenario
+ * (`{ ...core, id, level, judgements }`) holds the very same ones and shares its run.
  */
-export function runKey(scenario: Scenario): string | Scenario {
+export function runKey(scenario: Scenario): string {
   const { args, stdin, stdinOpen, env, server, web, files, startIn, interrupt } = scenario;
   const { settleMs, secrets, git, homeFiles } = scenario;
-  if (typeof args === "function" || files !== undefined || typeof homeFiles === "function") {
-    return scenario;
-  }
-  let plain = true;
   const inputs = {
     args,
     stdin,
@@ -324,6 +322,7 @@ export function runKey(scenario: Scenario): string | Scenario {
     env,
     server,
     web,
+    files,
     homeFiles,
     startIn,
     interrupt,
@@ -331,12 +330,26 @@ export function runKey(scenario: Scenario): string | Scenario {
     secrets,
     git,
   };
-  const key = JSON.stringify(inputs, (_name, value) => {
-    if (typeof value === "function" || value instanceof Uint8Array) plain = false;
+  return JSON.stringify(inputs, (_name, value) => {
+    if (typeof value === "function" || value instanceof Uint8Array) {
+      return { input: inputId(value as object) };
+    }
     // An env value of undefined unsets the variable, which is not the same as leaving it out.
     return value === undefined ? { undefined: true } : value;
   });
-  return plain ? key : scenario;
+}
+
+const inputIds = new WeakMap<object, number>();
+let inputsSeen = 0;
+
+function inputId(value: object): number {
+  let id = inputIds.get(value);
+  if (id === undefined) {
+    inputsSeen += 1;
+    id = inputsSeen;
+    inputIds.set(value, id);
+  }
+  return id;
 }
 
 async function observe(scenario: Scenario, options: RunContractOptions): Promise<ScenarioRun> {

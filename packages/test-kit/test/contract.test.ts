@@ -322,7 +322,7 @@ test("with shared runs, scenarios with the same inputs run the command once, eac
   expect(cli.runs()).toBe(4);
 }, 30_000);
 
-test("a run is shared only when every input is plain data and the same", () => {
+test("a run is shared only when every input is the same: plain data equal, a function the same one", () => {
   const base: Scenario = { id: "a", title: "a", level: "core", args: ["hi"], judgements: [] };
   expect(runKey({ ...base, id: "b", level: "conformance" })).toBe(runKey(base));
   expect(runKey({ ...base, args: ["bye"] })).not.toBe(runKey(base));
@@ -331,13 +331,19 @@ test("a run is shared only when every input is plain data and the same", () => {
     runKey({ ...base, env: {} }),
   );
   expect(runKey({ ...base, server: { steps: [{ content: [] }] } })).not.toBe(runKey(base));
-  // A function among the inputs may answer each run differently: the scenario is its own key.
-  const byFunction: Scenario = { ...base, server: { steps: [() => ({ content: [] })] } };
-  expect(runKey(byFunction)).toBe(byFunction);
+  // A function among the inputs may answer each run differently: two functions that do the same
+  // are two inputs; a twin spread from its scenario holds the very same one and shares its run.
+  const step = () => ({ content: [] });
+  const byFunction: Scenario = { ...base, server: { steps: [step] } };
+  expect(runKey({ ...base, server: { steps: [() => ({ content: [] })] } })).not.toBe(
+    runKey(byFunction),
+  );
+  expect(runKey({ ...byFunction, id: "a-text", level: "conformance" })).toBe(runKey(byFunction));
   const withFiles: Scenario = { ...base, files: () => ({ ".env": "X=1\n" }) };
-  expect(runKey(withFiles)).toBe(withFiles);
+  expect(runKey(withFiles)).not.toBe(runKey({ ...base, files: () => ({ ".env": "X=1\n" }) }));
+  expect(runKey({ ...withFiles, judgements: [] })).toBe(runKey(withFiles));
   const argsByFunction: Scenario = { ...base, args: () => ["hi"] };
-  expect(runKey(argsByFunction)).toBe(argsByFunction);
+  expect(runKey(argsByFunction)).not.toBe(runKey(base));
 });
 
 test("a command that leaves a child holding stdout is judged, with a note saying so", async () => {

@@ -40,9 +40,8 @@ test("env may be built per run from the context, and such a run is never shared"
   const { observed } = await run(prints, scenario);
   expect(observed.stdoutLines).toEqual([`${observed.context.work}/rc.sh`]);
   const byFunction = { id: "f", title: "f", level: "core", args: [], judgements: [], ...scenario };
-  expect(runKey(byFunction as Scenario)).toBe(byFunction);
   const plain = { ...byFunction, env: { WHERE: "here" } } as Scenario;
-  expect(typeof runKey(plain)).toBe("string");
+  expect(runKey(plain)).not.toBe(runKey(byFunction as Scenario));
 }, 30_000);
 
 // Says what it finds in AGENT_CODE_HOME, then keeps a file there, as a CLI keeps its own state.
@@ -90,14 +89,16 @@ test("every run gets an empty home folder as AGENT_CODE_HOME; homeFiles are writ
   expect(JSON.parse(unset.observed.stdout)).toMatchObject({ home: null });
 }, 30_000);
 
-test("plain homeFiles are part of a run's inputs; built per run, the run is never shared", () => {
+test("homeFiles are part of a run's inputs; built per run, only by the very same function", () => {
   const bare: Scenario = { id: "h", title: "h", level: "core", args: [], judgements: [] };
   const plain: Scenario = { ...bare, homeFiles: { "settings.json": "{}" } };
-  expect(typeof runKey(plain)).toBe("string");
   expect(runKey(plain)).not.toBe(runKey(bare));
   expect(runKey({ ...bare, homeFiles: { "settings.json": "[]" } })).not.toBe(runKey(plain));
   const byFunction: Scenario = { ...bare, homeFiles: () => ({ "settings.json": "{}" }) };
-  expect(runKey(byFunction)).toBe(byFunction);
+  expect(runKey(byFunction)).not.toBe(
+    runKey({ ...bare, homeFiles: () => ({ "settings.json": "{}" }) }),
+  );
+  expect(runKey({ ...byFunction, id: "h-text" })).toBe(runKey(byFunction));
 });
 
 // Writes work/started.txt a little after it starts, then waits; says when the Ctrl-C came.
