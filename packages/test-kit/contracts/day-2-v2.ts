@@ -325,6 +325,8 @@ export const day2v2: Contract = {
         }),
       ],
     },
+    // A run of its own, not tool-input-not-object's: the text names system_date, a tool without
+    // arguments, where that scenario calls echo.
     {
       id: "tool-input-not-object-text",
       title: "a tool input that is not an object, even for a tool without arguments: its text",

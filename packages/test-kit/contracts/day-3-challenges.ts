@@ -5,9 +5,9 @@
 // unknown-tool text, which names this stage's longer list.
 import type { Contract } from "../src/contract.ts";
 import { exitCode, judge, noRequestCarries, observations } from "../src/judgements.ts";
-import { oneCall, theResult, wentOn } from "./day-3-v1.ts";
+import { fileTwin, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 import { day3v2, resultLines, searchScenario } from "./day-3-v2.ts";
-import { namesEveryToolOffered } from "./shared.ts";
+import { namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const WINDOW = "docs/day-3-challenges.md#answer-1-a-bigger-window";
 const NUMBERS = "docs/day-3-challenges.md#answer-2-line-numbers";
@@ -42,6 +42,76 @@ function windowEnd(text: string): { last: number; total: number } | undefined {
   return match === null ? undefined : { last: Number(match[1]), total: Number(match[2]) };
 }
 
+// The core scenarios that conformance twins below judge again, on the same run.
+const readMaxCharsBound = searchScenario({
+  id: "read-max-chars-bound",
+  title: "read_file with max_chars far above the bound never gets the whole file",
+  level: "core",
+  prompt: "Read all of wide.txt at once.",
+  steps: oneCall("read_file", { path: "wide.txt", max_chars: 1_000_000 }),
+  files: { "work/wide.txt": WIDE },
+  judgements: [
+    ...wentOn(WINDOW),
+    noRequestCarries(WINDOW, `300${"w".repeat(96)}`, "the file's last line"),
+  ],
+});
+
+const readLineNumbers = searchScenario({
+  id: "read-line-numbers",
+  title: "read_file with line_numbers starts each line with its number",
+  level: "core",
+  prompt: "Read ten.txt with line numbers, from line 9.",
+  steps: oneCall("read_file", { path: "ten.txt", offset: 9, line_numbers: true }),
+  judgements: [
+    exitCode(NUMBERS, 0, "a finished run exits 0"),
+    judge(NUMBERS, "expected lines 9 and 10, each after its number", (o) => {
+      const lines = (theResult(o)?.text ?? "").split("\n");
+      return /^\s*9\D+line 9$/.test(lines[0] ?? "") && /^\s*10\D+line 10$/.test(lines[1] ?? "");
+    }),
+  ],
+});
+
+const hexPreview = searchScenario({
+  id: "hex-preview",
+  title: "hex_preview shows a binary's first bytes in hex",
+  level: "core",
+  prompt: "What kind of file is logo.png? Look at its first bytes.",
+  steps: oneCall("hex_preview", { path: "logo.png" }),
+  files: { "work/logo.png": PNG },
+  judgements: [
+    exitCode(HEX, 0, "a finished run exits 0"),
+    judge(HEX, "the result should hold the PNG signature in hex: `89 50 4e 47`", (o) =>
+      /89 50 4e 47 0d 0a 1a 0a/i.test(theResult(o)?.text ?? ""),
+    ),
+    noRequestCarries(HEX, "\u0000", "a NUL byte of the file"),
+  ],
+});
+
+const grepRunaway = searchScenario({
+  id: "grep-runaway",
+  title: "a grep pattern that never ends is stopped: the run goes on with the lines found before",
+  level: "core",
+  prompt: "Which lines are only a's?",
+  steps: RUNAWAY,
+  files: SLOW_FILES,
+  judgements: [
+    ...wentOn(WORKER),
+    judge(
+      WORKER,
+      "expected `slow/a.txt:1:aaa` and `slow/b.txt:1:aa`, found before the limit",
+      (o) => {
+        const lines = resultLines(o);
+        return lines.includes("slow/a.txt:1:aaa") && lines.includes("slow/b.txt:1:aa");
+      },
+    ),
+    judge(
+      WORKER,
+      "nothing from slow/c.txt: the search stopped at b.txt",
+      (o) => !(theResult(o)?.text ?? "").includes("c.txt"),
+    ),
+  ],
+});
+
 export const day3challenges: Contract = {
   stage: "day-3-challenges",
   title: "Day 3 challenges: max_chars, line numbers, hex_preview, ripgrep, a grep worker, .ignore",
@@ -69,25 +139,12 @@ export const day3challenges: Contract = {
         ),
       ],
     }),
-    searchScenario({
-      id: "read-max-chars-bound",
-      title: "read_file with max_chars far above the bound never gets the whole file",
-      level: "core",
-      prompt: "Read all of wide.txt at once.",
-      steps: oneCall("read_file", { path: "wide.txt", max_chars: 1_000_000 }),
-      files: { "work/wide.txt": WIDE },
-      judgements: [
-        ...wentOn(WINDOW),
-        noRequestCarries(WINDOW, `300${"w".repeat(96)}`, "the file's last line"),
-      ],
-    }),
-    searchScenario({
+    readMaxCharsBound,
+    // Judged on read-max-chars-bound's run, whose max_chars of 1000000 it refuses: read-max-chars
+    // asks for 20000, which no refusal answers.
+    fileTwin(readMaxCharsBound, {
       id: "read-max-chars-text",
       title: "the window with max_chars 20000 and the refusal above the bound",
-      level: "conformance",
-      prompt: "Read all of wide.txt at once.",
-      steps: oneCall("read_file", { path: "wide.txt", max_chars: 1_000_000 }),
-      files: { "work/wide.txt": WIDE },
       judgements: [
         judge(
           WINDOW,
@@ -98,26 +155,10 @@ export const day3challenges: Contract = {
         ),
       ],
     }),
-    searchScenario({
-      id: "read-line-numbers",
-      title: "read_file with line_numbers starts each line with its number",
-      level: "core",
-      prompt: "Read ten.txt with line numbers, from line 9.",
-      steps: oneCall("read_file", { path: "ten.txt", offset: 9, line_numbers: true }),
-      judgements: [
-        exitCode(NUMBERS, 0, "a finished run exits 0"),
-        judge(NUMBERS, "expected lines 9 and 10, each after its number", (o) => {
-          const lines = (theResult(o)?.text ?? "").split("\n");
-          return /^\s*9\D+line 9$/.test(lines[0] ?? "") && /^\s*10\D+line 10$/.test(lines[1] ?? "");
-        }),
-      ],
-    }),
-    searchScenario({
+    readLineNumbers,
+    fileTwin(readLineNumbers, {
       id: "read-line-numbers-text",
       title: "line numbers as `     9→text`, six wide, and the window's marker",
-      level: "conformance",
-      prompt: "Read ten.txt with line numbers, from line 9.",
-      steps: oneCall("read_file", { path: "ten.txt", offset: 9, line_numbers: true }),
       judgements: [
         judge(
           NUMBERS,
@@ -126,21 +167,7 @@ export const day3challenges: Contract = {
         ),
       ],
     }),
-    searchScenario({
-      id: "hex-preview",
-      title: "hex_preview shows a binary's first bytes in hex",
-      level: "core",
-      prompt: "What kind of file is logo.png? Look at its first bytes.",
-      steps: oneCall("hex_preview", { path: "logo.png" }),
-      files: { "work/logo.png": PNG },
-      judgements: [
-        exitCode(HEX, 0, "a finished run exits 0"),
-        judge(HEX, "the result should hold the PNG signature in hex: `89 50 4e 47`", (o) =>
-          /89 50 4e 47 0d 0a 1a 0a/i.test(theResult(o)?.text ?? ""),
-        ),
-        noRequestCarries(HEX, "\u0000", "a NUL byte of the file"),
-      ],
-    }),
+    hexPreview,
     searchScenario({
       id: "hex-preview-escape",
       title: "hex_preview of ../secret.txt is refused: the same boundary as read_file",
@@ -153,13 +180,9 @@ export const day3challenges: Contract = {
         noRequestCarries(HEX, "6f 75 74 73", "the outside file's bytes in hex"),
       ],
     }),
-    searchScenario({
+    fileTwin(hexPreview, {
       id: "hex-preview-text",
       title: "hex_preview's lines as xxd shows them, and its refusal text",
-      level: "conformance",
-      prompt: "What kind of file is logo.png? Look at its first bytes.",
-      steps: oneCall("hex_preview", { path: "logo.png" }),
-      files: { "work/logo.png": PNG },
       judgements: [
         judge(
           HEX,
@@ -173,38 +196,10 @@ export const day3challenges: Contract = {
         ),
       ],
     }),
-    searchScenario({
-      id: "grep-runaway",
-      title:
-        "a grep pattern that never ends is stopped: the run goes on with the lines found before",
-      level: "core",
-      prompt: "Which lines are only a's?",
-      steps: RUNAWAY,
-      files: SLOW_FILES,
-      judgements: [
-        ...wentOn(WORKER),
-        judge(
-          WORKER,
-          "expected `slow/a.txt:1:aaa` and `slow/b.txt:1:aa`, found before the limit",
-          (o) => {
-            const lines = resultLines(o);
-            return lines.includes("slow/a.txt:1:aaa") && lines.includes("slow/b.txt:1:aa");
-          },
-        ),
-        judge(
-          WORKER,
-          "nothing from slow/c.txt: the search stopped at b.txt",
-          (o) => !(theResult(o)?.text ?? "").includes("c.txt"),
-        ),
-      ],
-    }),
-    searchScenario({
+    grepRunaway,
+    fileTwin(grepRunaway, {
       id: "grep-runaway-text",
       title: "the stopped search is a refusal with its marker",
-      level: "conformance",
-      prompt: "Which lines are only a's?",
-      steps: RUNAWAY,
-      files: SLOW_FILES,
       judgements: [
         judge(
           WORKER,
@@ -267,12 +262,10 @@ export const day3challenges: Contract = {
         ),
       ],
     }),
-    searchScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day3v2, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, hex_preview too",
-      level: "conformance",
-      prompt: "Teleport to the moon",
-      steps: oneCall("teleport", { to: "the moon" }),
       judgements: [
         // The list is the stage's own (its first request's tools), so a later stage passes too.
         namesEveryToolOffered(TOOLS, "hex_preview"),

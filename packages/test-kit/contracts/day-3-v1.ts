@@ -21,7 +21,13 @@ import type { RecordedRequest, Step } from "../src/server.ts";
 import { drawName, drawNumber, drawWord, type Seeded } from "../src/vary.ts";
 import { TAVILY_CANARY } from "../src/web-server.ts";
 import { day2v3 } from "./day-2-v3.ts";
-import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
+import {
+  answerWithResults,
+  namesEveryToolOffered,
+  scenarioOf,
+  type Twin,
+  twinOf,
+} from "./shared.ts";
 
 const BOUNDARY = "docs/day-3.md#v1-the-working-directory-is-a-boundary";
 const REFUSALS = "docs/day-3.md#refusals-are-results";
@@ -150,29 +156,22 @@ export function fileScenario(spec: FileScenario): Scenario {
   };
 }
 
-function refusalText(
-  id: string,
-  title: string,
-  steps: Step[],
-  text: string,
-  extra: Pick<FileScenario, "files" | "platforms"> = {},
-): Scenario {
-  return fileScenario({
-    id,
-    title,
-    level: "conformance",
-    prompt: "Read the file.",
-    steps,
-    ...extra,
-    judgements: [
-      judge(REFUSALS, `expected \`observation: ${text}\``, (o) => observations(o)[0] === text),
-      judge(
-        REFUSALS,
-        "a refusal should go back with is_error: true",
-        (o) => theResult(o)?.isError === true,
-      ),
-    ],
-  });
+// The conformance twin of a Day 3 scenario: judged on the core scenario's own run (twinOf), with the
+// boundary's judgements, as fileScenario gives every Day 3 scenario.
+export function fileTwin(core: Scenario, twin: Twin): Scenario {
+  return twinOf(core, { ...twin, judgements: [...twin.judgements, ...boundaryJudgements()] });
+}
+
+// A refusal's exact text, and is_error: true.
+function refusedWith(text: string): Judgement[] {
+  return [
+    judge(REFUSALS, `expected \`observation: ${text}\``, (o) => observations(o)[0] === text),
+    judge(
+      REFUSALS,
+      "a refusal should go back with is_error: true",
+      (o) => theResult(o)?.isError === true,
+    ),
+  ];
 }
 
 const ESCAPE_PARENT = oneCall("read_file", { path: "../secret.txt" });
@@ -199,6 +198,40 @@ const BIG = Array.from(
   { length: 6000 },
   (_, n) => `${String(n + 1).padStart(5, "0")} ${"x".repeat(43)}\n`,
 ).join("");
+
+// The core scenarios that conformance twins below judge again, on the same run.
+const readEscapeSymlink = fileScenario({
+  id: "read-escape-symlink",
+  title: "read_file of a symlink that leads out is refused: the secret never reaches the model",
+  level: "core",
+  prompt: "Read link.txt",
+  steps: READ_LINK,
+  files: LINKS,
+  platforms: SYMLINK_PLATFORMS,
+  judgements: wentOn(REFUSALS),
+});
+
+const readMissing = fileScenario({
+  id: "read-missing",
+  title: "read_file of a missing file: the model reads why, and the run goes on",
+  level: "core",
+  prompt: "Read missing.txt",
+  steps: READ_MISSING,
+  judgements: wentOn(REFUSALS),
+});
+
+const readBinary = fileScenario({
+  id: "read-binary",
+  title: "read_file of a binary file sends no NUL byte to the model",
+  level: "core",
+  prompt: "Read logo.png",
+  steps: READ_BINARY,
+  files: { "work/logo.png": PNG },
+  judgements: [
+    ...wentOn(REFUSALS),
+    noRequestCarries(REFUSALS, "\u0000", "a NUL byte of the binary file"),
+  ],
+});
 
 // Each line of a listing, the marker lines aside.
 function listed(text: string): string[] {
@@ -247,16 +280,7 @@ export const day3v1: Contract = {
       steps: READ_NAMED,
       judgements: wentOn(REFUSALS),
     }),
-    fileScenario({
-      id: "read-escape-symlink",
-      title: "read_file of a symlink that leads out is refused: the secret never reaches the model",
-      level: "core",
-      prompt: "Read link.txt",
-      steps: READ_LINK,
-      files: LINKS,
-      platforms: SYMLINK_PLATFORMS,
-      judgements: wentOn(REFUSALS),
-    }),
+    readEscapeSymlink,
     fileScenario({
       id: "read-escape-symlink-dir",
       title: "read_file through a symlinked folder that leads out is refused",
@@ -267,26 +291,8 @@ export const day3v1: Contract = {
       platforms: SYMLINK_PLATFORMS,
       judgements: wentOn(REFUSALS),
     }),
-    fileScenario({
-      id: "read-missing",
-      title: "read_file of a missing file: the model reads why, and the run goes on",
-      level: "core",
-      prompt: "Read missing.txt",
-      steps: READ_MISSING,
-      judgements: wentOn(REFUSALS),
-    }),
-    fileScenario({
-      id: "read-binary",
-      title: "read_file of a binary file sends no NUL byte to the model",
-      level: "core",
-      prompt: "Read logo.png",
-      steps: READ_BINARY,
-      files: { "work/logo.png": PNG },
-      judgements: [
-        ...wentOn(REFUSALS),
-        noRequestCarries(REFUSALS, "\u0000", "a NUL byte of the binary file"),
-      ],
-    }),
+    readMissing,
+    readBinary,
     fileScenario({
       id: "read-large",
       title: "read_file of a 300 KB file never sends it whole",
@@ -321,34 +327,29 @@ export const day3v1: Contract = {
         }),
       ],
     }),
-    refusalText(
-      "read-escape-text",
-      "the text for a path that leaves the working directory",
-      ESCAPE_PARENT,
-      "path escapes the working directory: ../secret.txt",
-    ),
-    refusalText(
-      "read-escape-symlink-text",
-      "the text for a symlink that leads out",
-      READ_LINK,
-      "path escapes the working directory through a symlink: link.txt",
-      { files: LINKS, platforms: SYMLINK_PLATFORMS },
-    ),
-    refusalText(
-      "read-missing-text",
-      "the text for a missing file",
-      READ_MISSING,
-      "no such file or directory: missing.txt",
-    ),
-    refusalText(
-      "read-binary-text",
-      "the text for a binary file",
-      READ_BINARY,
-      "binary file: logo.png",
-      {
-        files: { "work/logo.png": PNG },
-      },
-    ),
+    fileScenario({
+      id: "read-escape-text",
+      title: "the text for a path that leaves the working directory",
+      level: "conformance",
+      prompt: "Read the file.",
+      steps: ESCAPE_PARENT,
+      judgements: refusedWith("path escapes the working directory: ../secret.txt"),
+    }),
+    fileTwin(readEscapeSymlink, {
+      id: "read-escape-symlink-text",
+      title: "the text for a symlink that leads out",
+      judgements: refusedWith("path escapes the working directory through a symlink: link.txt"),
+    }),
+    fileTwin(readMissing, {
+      id: "read-missing-text",
+      title: "the text for a missing file",
+      judgements: refusedWith("no such file or directory: missing.txt"),
+    }),
+    fileTwin(readBinary, {
+      id: "read-binary-text",
+      title: "the text for a binary file",
+      judgements: refusedWith("binary file: logo.png"),
+    }),
     fileScenario({
       id: "read-absolute-inside",
       title: "an absolute path inside the working directory is fine",
@@ -435,12 +436,10 @@ export const day3v1: Contract = {
         ),
       ],
     }),
-    fileScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day2v3, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, the file tools too",
-      level: "conformance",
-      prompt: "Teleport to the moon",
-      steps: oneCall("teleport", { to: "the moon" }),
       judgements: [
         // The list is the stage's own (its first request's tools), so a later stage passes too.
         namesEveryToolOffered(REFUSALS, "read_file"),

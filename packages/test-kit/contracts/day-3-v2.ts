@@ -14,8 +14,8 @@ import {
 import type { FileEntry } from "../src/scenario-folder.ts";
 import type { Step } from "../src/server.ts";
 import { drawName, drawNumber, drawWord, FIXED_SEED, type Seeded } from "../src/vary.ts";
-import { day3v1, fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
-import { namesEveryToolOffered } from "./shared.ts";
+import { day3v1, fileScenario, fileTwin, oneCall, theResult, wentOn } from "./day-3-v1.ts";
+import { namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const SEARCH = "docs/day-3-search.md#v2-one-walk-for-every-search";
 const IGNORED = "docs/day-3-search.md#what-the-walk-leaves-out";
@@ -106,6 +106,16 @@ function many(count: number, name: (n: number) => string): Record<string, string
   return Object.fromEntries(Array.from({ length: count }, (_, n) => [name(n), "x\n"]));
 }
 
+// The core scenario grep-invalid-regex-text judges again, on the same run.
+const grepInvalidRegex = searchScenario({
+  id: "grep-invalid-regex",
+  title: "grep with a pattern that does not compile: the model reads why, and the run goes on",
+  level: "core",
+  prompt: "Search for (",
+  steps: GREP_BAD,
+  judgements: [offered("grep"), ...wentOn(REGEX)],
+});
+
 export const day3v2: Contract = {
   stage: "day-3-v2",
   title: "Day 3 v2: one walker for glob, grep, project_tree",
@@ -158,14 +168,7 @@ export const day3v2: Contract = {
         }),
       ],
     }),
-    searchScenario({
-      id: "grep-invalid-regex",
-      title: "grep with a pattern that does not compile: the model reads why, and the run goes on",
-      level: "core",
-      prompt: "Search for (",
-      steps: GREP_BAD,
-      judgements: [offered("grep"), ...wentOn(REGEX)],
-    }),
+    grepInvalidRegex,
     searchScenario({
       id: "grep-skips-binary-and-ignored",
       title: "grep never matches in a binary, an ignored folder or node_modules",
@@ -277,12 +280,9 @@ export const day3v2: Contract = {
         judge(SEARCH, "expected `(no matches)`", (o) => theResult(o)?.text === "(no matches)"),
       ],
     }),
-    searchScenario({
+    fileTwin(grepInvalidRegex, {
       id: "grep-invalid-regex-text",
       title: "the text for a pattern that does not compile, with is_error: true",
-      level: "conformance",
-      prompt: "Search for (",
-      steps: GREP_BAD,
       judgements: [
         judge(
           REGEX,
@@ -383,12 +383,10 @@ export const day3v2: Contract = {
         ),
       ],
     }),
-    searchScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day3v1, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, the search tools too",
-      level: "conformance",
-      prompt: "Teleport to the moon",
-      steps: oneCall("teleport", { to: "the moon" }),
       judgements: [
         // The list is the stage's own (its first request's tools), so a later stage passes too.
         namesEveryToolOffered(SEARCH, "grep"),

@@ -16,9 +16,9 @@ import type { Contract, Judgement, Observed, Scenario, ScenarioContext } from ".
 import { judge, noRequestCarries, observations, offeredTools } from "../src/judgements.ts";
 import { drawNumber, drawWord, FIXED_SEED, type Seeded } from "../src/vary.ts";
 import type { WebRoutes } from "../src/web-server.ts";
-import { fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
+import { fileScenario, fileTwin, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 import { day3v2 } from "./day-3-v2.ts";
-import { namesEveryToolOffered } from "./shared.ts";
+import { namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const FETCH = "docs/day-3-web.md#v3-a-url-is-untrusted-input";
 const GUARD = "docs/day-3-web.md#check-the-address-you-connect-to";
@@ -133,6 +133,43 @@ function refusedWith(docs: string, expected: (o: Observed) => string): Judgement
 
 const withoutOptIn = { AGENT_CODE_ALLOW_LOCAL_FETCH: undefined };
 
+// The core scenarios that conformance twins below judge again, on the same run.
+const fetchBinaryType = fetchScenario({
+  id: "fetch-binary-type",
+  title: "web_fetch of an image is refused, and the run goes on",
+  level: "core",
+  url: "/logo.png",
+  judgements: [
+    offered,
+    ...wentOn(PAGES),
+    noRequestCarries(PAGES, PNG_MARKER, "the image's bytes"),
+    noRequestCarries(PAGES, "\u0000", "a NUL byte of the image"),
+  ],
+});
+
+const fetchBig = fetchScenario({
+  id: "fetch-big",
+  title: "web_fetch of a 3 MiB page: the model gets a cut, under 21,000 characters",
+  level: "core",
+  url: "/big",
+  judgements: [
+    offered,
+    ...wentOn(READING),
+    judge(READING, "expected the page's start and a result under 21,000 characters", (o) => {
+      const text = resultText(o);
+      return text.includes("a line of the big page") && text.length < 21_000;
+    }),
+  ],
+});
+
+const fetch404 = fetchScenario({
+  id: "fetch-404",
+  title: "web_fetch of a missing page: the model reads why, and the run goes on",
+  level: "core",
+  url: "/missing",
+  judgements: [offered, ...wentOn(FETCH)],
+});
+
 export const day3v3: Contract = {
   stage: "day-3-v3",
   title: "Day 3 v3: web_fetch, guarded on the address it connects to",
@@ -185,39 +222,9 @@ export const day3v3: Contract = {
       url: (context) => pathToFileURL(join(context.dir, "secret.txt")).href,
       judgements: [offered, ...wentOn(GUARD), nothingFetched(GUARD)],
     }),
-    fetchScenario({
-      id: "fetch-binary-type",
-      title: "web_fetch of an image is refused, and the run goes on",
-      level: "core",
-      url: "/logo.png",
-      judgements: [
-        offered,
-        ...wentOn(PAGES),
-        noRequestCarries(PAGES, PNG_MARKER, "the image's bytes"),
-        noRequestCarries(PAGES, "\u0000", "a NUL byte of the image"),
-      ],
-    }),
-    fetchScenario({
-      id: "fetch-big",
-      title: "web_fetch of a 3 MiB page: the model gets a cut, under 21,000 characters",
-      level: "core",
-      url: "/big",
-      judgements: [
-        offered,
-        ...wentOn(READING),
-        judge(READING, "expected the page's start and a result under 21,000 characters", (o) => {
-          const text = resultText(o);
-          return text.includes("a line of the big page") && text.length < 21_000;
-        }),
-      ],
-    }),
-    fetchScenario({
-      id: "fetch-404",
-      title: "web_fetch of a missing page: the model reads why, and the run goes on",
-      level: "core",
-      url: "/missing",
-      judgements: [offered, ...wentOn(FETCH)],
-    }),
+    fetchBinaryType,
+    fetchBig,
+    fetch404,
     fetchScenario({
       id: "fetch-loopback-refused",
       title: "without AGENT_CODE_ALLOW_LOCAL_FETCH=1, 127.0.0.1 is refused and nothing connects",
@@ -280,6 +287,8 @@ export const day3v3: Contract = {
         refusedWith(GUARD, () => "URLs with a user name or password are not fetched"),
       ],
     }),
+    // A run of its own, not fetch-scheme's: the text names the URL, here ftp:// where fetch-scheme
+    // asks for a file:// URL.
     fetchScenario({
       id: "fetch-scheme-text",
       title: "the text for a scheme other than http and https",
@@ -338,11 +347,9 @@ export const day3v3: Contract = {
         ),
       ],
     }),
-    fetchScenario({
+    fileTwin(fetchBig, {
       id: "fetch-big-text",
       title: "the markers of a page cut twice: at 20,000 characters, and at 2 MiB while reading",
-      level: "conformance",
-      url: "/big",
       judgements: [
         judge(
           READING,
@@ -414,26 +421,20 @@ export const day3v3: Contract = {
         ),
       ],
     }),
-    fetchScenario({
+    fileTwin(fetchBinaryType, {
       id: "fetch-binary-type-text",
       title: "the text for a type that is not text",
-      level: "conformance",
-      url: "/logo.png",
       judgements: [refusedWith(PAGES, () => "unsupported content type: image/png")],
     }),
-    fetchScenario({
+    fileTwin(fetch404, {
       id: "fetch-404-text",
       title: "the text for a page that is not there",
-      level: "conformance",
-      url: "/missing",
       judgements: [refusedWith(FETCH, (o) => `HTTP 404 Not Found: ${o.context.webUrl}/missing`)],
     }),
-    fileScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day3v2, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, web_fetch too",
-      level: "conformance",
-      prompt: "Teleport to the moon",
-      steps: oneCall("teleport", { to: "the moon" }),
       judgements: [namesEveryToolOffered(FETCH, "web_fetch")],
     }),
     // Day 3 v2's scenarios, but the unknown-tool text, which names this stage's longer list.

@@ -8,10 +8,10 @@ import type { Contract, Judgement, Scenario } from "../src/contract.ts";
 import { judge, observations, offeredTools } from "../src/judgements.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
 import { BRAVE_CANARY, type SearchHit, type WebSearch } from "../src/web-server.ts";
-import { fileScenario, oneCall, theResult, wentOn } from "./day-3-v1.ts";
+import { fileScenario, fileTwin, oneCall, theResult, wentOn } from "./day-3-v1.ts";
 // The stage this one is built on: its scenarios are kept, its unknown-tool text replaced.
 import { day3v3 as baseContract } from "./day-3-v3.ts";
-import { namesEveryToolOffered } from "./shared.ts";
+import { namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const SEARCH = "docs/day-3-web.md#v4-search-behind-an-interface";
 const INTERFACE = "docs/day-3-web.md#an-interface-before-a-service";
@@ -239,11 +239,10 @@ export const day3v4: Contract = {
       steps: oneCall("web_search", { query: "agent loop", max_results: 50 }),
       judgements: [searched(SEARCH, "tavily", 10), ...resultIs(SEARCH, listed(10), false)],
     }),
-    searchScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(baseContract, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names every tool offered, web_search too",
-      level: "conformance",
-      steps: oneCall("teleport", { to: "the moon" }),
       judgements: [namesEveryToolOffered(SEARCH, "web_search")],
     }),
     // The base stage's scenarios, but the unknown-tool text, which names a shorter list.

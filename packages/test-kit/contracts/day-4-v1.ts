@@ -20,9 +20,9 @@ import type { FileEntry } from "../src/scenario-folder.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
 import type { StepResult } from "../src/server-steps.ts";
 import { drawName, drawNumber, drawWord, FIXED_SEED, type Seeded } from "../src/vary.ts";
-import { fileScenario } from "./day-3-v1.ts";
+import { fileScenario, fileTwin } from "./day-3-v1.ts";
 import { day3v4 } from "./day-3-v4.ts";
-import { answerWithResults, lastResultTexts, namesEveryToolOffered } from "./shared.ts";
+import { answerWithResults, lastResultTexts, namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const V1 = "docs/day-4.md#v1-show-ask-then-write";
 const INTENT = "docs/day-4.md#intent-is-not-what-lands-on-disk";
@@ -177,6 +177,21 @@ function answerWithMode(context: ScenarioContext, file: string): Step {
 
 const POSIX: NodeJS.Platform[] = ["linux", "darwin", "freebsd", "openbsd"];
 
+// The core scenario write-eof-text judges again, on the same run.
+const writeEof = writeScenario({
+  id: "write-eof",
+  title: "file_write with stdin already at its end: that is a no, nothing is written",
+  level: "core",
+  stdin: "",
+  steps: turns(WRITE_NEW),
+  // Whether the run goes on after that no is write-eof-goes-on: Typer's `confirm`, in the
+  // Python course, ends the run at the end of input with `Aborted.` and exit 1.
+  judgements: [
+    offered(READER, "file_write"),
+    absent(READER, "work/new.txt", "the end of input is a no"),
+  ],
+});
+
 export const day4v1: Contract = {
   stage: "day-4-v1",
   title: "Day 4 v1: file_write, a diff and a y/N question",
@@ -213,19 +228,7 @@ export const day4v1: Contract = {
         ...wentOn(V1),
       ],
     }),
-    writeScenario({
-      id: "write-eof",
-      title: "file_write with stdin already at its end: that is a no, nothing is written",
-      level: "core",
-      stdin: "",
-      steps: turns(WRITE_NEW),
-      // Whether the run goes on after that no is write-eof-goes-on: Typer's `confirm`, in the
-      // Python course, ends the run at the end of input with `Aborted.` and exit 1.
-      judgements: [
-        offered(READER, "file_write"),
-        absent(READER, "work/new.txt", "the end of input is a no"),
-      ],
-    }),
+    writeEof,
     writeScenario({
       id: "write-unread-existing",
       title: "file_write over a file the run never read: refused, the file unchanged",
@@ -355,12 +358,9 @@ export const day4v1: Contract = {
         true,
       ),
     }),
-    writeScenario({
+    fileTwin(writeEof, {
       id: "write-eof-text",
       title: "at the end of input the question is answered no, and the line is ended",
-      level: "conformance",
-      stdin: "",
-      steps: turns(WRITE_NEW),
       judgements: [
         ...resultIs(
           READER,
@@ -513,12 +513,10 @@ export const day4v1: Contract = {
         exitCode(READER, 0, "/exit ends the REPL with 0"),
       ],
     }),
-    writeScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day3v4, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, file_write too",
-      level: "conformance",
-      stdin: "",
-      steps: turns(["teleport", { to: "the moon" }]),
       judgements: [namesEveryToolOffered(V1, "file_write")],
     }),
     // Day 3 v4's scenarios, but the unknown-tool text, which names this stage's longer list.

@@ -9,6 +9,7 @@ import type { Contract, ScenarioContext } from "../src/contract.ts";
 import { exitCode, fileText, judge } from "../src/judgements.ts";
 import type { Step } from "../src/server.ts";
 import { drawName, drawWord, type Seeded } from "../src/vary.ts";
+import { fileTwin } from "./day-3-v1.ts";
 import {
   askedNothing,
   type Call,
@@ -21,7 +22,7 @@ import {
   wentOn,
   writeScenario,
 } from "./day-4-v1.ts";
-import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
+import { answerWithResults, namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const V2 = "docs/day-4.md#v2-edits-of-text-just-seen";
 const HASH = "docs/day-4.md#a-hash-not-the-clock";
@@ -64,32 +65,90 @@ function between(context: ScenarioContext, act: (file: string) => void, next: Ca
   };
 }
 
+// The core scenarios that conformance twins below judge again, on the same run.
+const editYes = writeScenario({
+  id: "edit-yes",
+  title: "read e.txt, replace `two` by `2`, answered y: the file is edited",
+  level: "core",
+  stdin: YES,
+  // Seeded: the words of e.txt and the replacement are drawn at another seed.
+  files: (context) => ({ "work/e.txt": seededEdit(context).before }),
+  steps: (context) => {
+    const { old, replacement } = seededEdit(context);
+    return turns(READ_E, edit({ old_string: old, new_string: replacement }));
+  },
+  judgements: [
+    offered(V2, "file_edit"),
+    exitCode(V2, 0, "a finished run exits 0"),
+    judge(
+      V2,
+      "a yes edits: e.txt should hold the one replacement, nothing else changed",
+      (o) => fileText(o, "work/e.txt") === seededEdit(o.context).after,
+    ),
+  ],
+});
+
+const editUnread = writeScenario({
+  id: "edit-unread",
+  title: "file_edit without a read_file first: the file is unchanged",
+  level: "core",
+  stdin: YES,
+  files: FILE,
+  steps: turns(TWO_TO_2),
+  judgements: [
+    offered(V2, "file_edit"),
+    hasText(V2, "work/e.txt", "one\ntwo\none\n", "a file must be read before it is edited"),
+    ...wentOn(V2),
+  ],
+});
+
+const editNotFound = writeScenario({
+  id: "edit-not-found",
+  title: "an old_string that is not in the file: nothing changes, the run goes on",
+  level: "core",
+  stdin: YES,
+  files: FILE,
+  steps: turns(READ_E, edit({ old_string: "three", new_string: "3" })),
+  judgements: [
+    offered(V2, "file_edit"),
+    hasText(V2, "work/e.txt", "one\ntwo\none\n", "a missing old_string changes nothing"),
+    ...wentOn(V2),
+  ],
+});
+
+const editAmbiguous = writeScenario({
+  id: "edit-ambiguous",
+  title: "an old_string found twice without replace_all: nothing changes",
+  level: "core",
+  stdin: YES,
+  files: FILE,
+  steps: turns(READ_E, edit({ old_string: "one", new_string: "1" })),
+  judgements: [
+    offered(V2, "file_edit"),
+    hasText(V2, "work/e.txt", "one\ntwo\none\n", "an ambiguous old_string changes nothing"),
+    ...wentOn(V2),
+  ],
+});
+
+const editReplaceAll = writeScenario({
+  id: "edit-replace-all",
+  title: "replace_all replaces every match",
+  level: "core",
+  stdin: YES,
+  files: FILE,
+  steps: turns(READ_E, edit({ old_string: "one", new_string: "1", replace_all: true })),
+  judgements: [
+    offered(V2, "file_edit"),
+    hasText(V2, "work/e.txt", "1\ntwo\n1\n", "replace_all replaces every match"),
+  ],
+});
+
 export const day4v2: Contract = {
   stage: "day-4-v2",
   title: "Day 4 v2: file_edit, exact and unique replacements",
   base: "day-4-v1",
   scenarios: [
-    writeScenario({
-      id: "edit-yes",
-      title: "read e.txt, replace `two` by `2`, answered y: the file is edited",
-      level: "core",
-      stdin: YES,
-      // Seeded: the words of e.txt and the replacement are drawn at another seed.
-      files: (context) => ({ "work/e.txt": seededEdit(context).before }),
-      steps: (context) => {
-        const { old, replacement } = seededEdit(context);
-        return turns(READ_E, edit({ old_string: old, new_string: replacement }));
-      },
-      judgements: [
-        offered(V2, "file_edit"),
-        exitCode(V2, 0, "a finished run exits 0"),
-        judge(
-          V2,
-          "a yes edits: e.txt should hold the one replacement, nothing else changed",
-          (o) => fileText(o, "work/e.txt") === seededEdit(o.context).after,
-        ),
-      ],
-    }),
+    editYes,
     writeScenario({
       id: "edit-no",
       title: "the same edit answered n: the file is unchanged and the run goes on",
@@ -103,19 +162,7 @@ export const day4v2: Contract = {
         ...wentOn(V2),
       ],
     }),
-    writeScenario({
-      id: "edit-unread",
-      title: "file_edit without a read_file first: the file is unchanged",
-      level: "core",
-      stdin: YES,
-      files: FILE,
-      steps: turns(TWO_TO_2),
-      judgements: [
-        offered(V2, "file_edit"),
-        hasText(V2, "work/e.txt", "one\ntwo\none\n", "a file must be read before it is edited"),
-        ...wentOn(V2),
-      ],
-    }),
+    editUnread,
     writeScenario({
       id: "edit-changed-since-read",
       title: "e.txt is rewritten after the model read it: the edit is refused, the new text kept",
@@ -133,82 +180,41 @@ export const day4v2: Contract = {
         ...wentOn(HASH),
       ],
     }),
-    writeScenario({
-      id: "edit-not-found",
-      title: "an old_string that is not in the file: nothing changes, the run goes on",
-      level: "core",
-      stdin: YES,
-      files: FILE,
-      steps: turns(READ_E, edit({ old_string: "three", new_string: "3" })),
-      judgements: [
-        offered(V2, "file_edit"),
-        hasText(V2, "work/e.txt", "one\ntwo\none\n", "a missing old_string changes nothing"),
-        ...wentOn(V2),
-      ],
-    }),
-    writeScenario({
-      id: "edit-ambiguous",
-      title: "an old_string found twice without replace_all: nothing changes",
-      level: "core",
-      stdin: YES,
-      files: FILE,
-      steps: turns(READ_E, edit({ old_string: "one", new_string: "1" })),
-      judgements: [
-        offered(V2, "file_edit"),
-        hasText(V2, "work/e.txt", "one\ntwo\none\n", "an ambiguous old_string changes nothing"),
-        ...wentOn(V2),
-      ],
-    }),
-    writeScenario({
-      id: "edit-replace-all",
-      title: "replace_all replaces every match",
-      level: "core",
-      stdin: YES,
-      files: FILE,
-      steps: turns(READ_E, edit({ old_string: "one", new_string: "1", replace_all: true })),
-      judgements: [
-        offered(V2, "file_edit"),
-        hasText(V2, "work/e.txt", "1\ntwo\n1\n", "replace_all replaces every match"),
-      ],
-    }),
-    writeScenario({
+    editNotFound,
+    editAmbiguous,
+    editReplaceAll,
+    fileTwin(editYes, {
       id: "edit-yes-text",
       title: "an edit's result: `Edited e.txt: 1 replacement`, after its diff and question",
-      level: "conformance",
-      stdin: YES,
-      files: FILE,
-      steps: turns(READ_E, TWO_TO_2),
+      // edit-yes is seeded, and so is its twin: at another seed the diff shows the drawn words.
       judgements: [
         ...resultIs(V2, "file_edit", "Edited e.txt: 1 replacement", false),
-        judge(V2, "expected `-two`, `+2` and the question between the call and its result", (o) => {
-          const at = o.stdoutLines.findIndex((line) => line.startsWith("tool_call: file_edit"));
-          const rest = o.stdoutLines.slice(at);
-          const index = (line: string) => rest.indexOf(line);
-          return (
-            at !== -1 &&
-            index("-two") > 0 &&
-            index("+2") > index("-two") &&
-            index("Apply this change to e.txt? [y/N] y") > index("+2")
-          );
-        }),
+        judge(
+          V2,
+          "expected `-two`, `+2` (at another seed, the drawn words) and the question between the call and its result",
+          (o) => {
+            const { old, replacement } = seededEdit(o.context);
+            const at = o.stdoutLines.findIndex((line) => line.startsWith("tool_call: file_edit"));
+            const rest = o.stdoutLines.slice(at);
+            const index = (line: string) => rest.indexOf(line);
+            return (
+              at !== -1 &&
+              index(`-${old}`) > 0 &&
+              index(`+${replacement}`) > index(`-${old}`) &&
+              index("Apply this change to e.txt? [y/N] y") > index(`+${replacement}`)
+            );
+          },
+        ),
       ],
     }),
-    writeScenario({
+    fileTwin(editReplaceAll, {
       id: "edit-replace-all-text",
       title: "replace_all's result counts the replacements",
-      level: "conformance",
-      stdin: YES,
-      files: FILE,
-      steps: turns(READ_E, edit({ old_string: "one", new_string: "1", replace_all: true })),
       judgements: resultIs(V2, "file_edit", "Edited e.txt: 2 replacements", false),
     }),
-    writeScenario({
+    fileTwin(editUnread, {
       id: "edit-unread-text",
       title: "an edit without a read: refused with its text, nothing asked",
-      level: "conformance",
-      stdin: YES,
-      files: FILE,
-      steps: turns(TWO_TO_2),
       judgements: [
         askedNothing(V2),
         ...resultIs(
@@ -219,25 +225,17 @@ export const day4v2: Contract = {
         ),
       ],
     }),
-    writeScenario({
+    fileTwin(editNotFound, {
       id: "edit-not-found-text",
       title: "not found: `old_string not found in e.txt`, nothing asked",
-      level: "conformance",
-      stdin: YES,
-      files: FILE,
-      steps: turns(READ_E, edit({ old_string: "three", new_string: "3" })),
       judgements: [
         askedNothing(V2),
         ...resultIs(V2, "file_edit", "old_string not found in e.txt", true),
       ],
     }),
-    writeScenario({
+    fileTwin(editAmbiguous, {
       id: "edit-ambiguous-text",
       title: "found twice: the count, and what to do about it",
-      level: "conformance",
-      stdin: YES,
-      files: FILE,
-      steps: turns(READ_E, edit({ old_string: "one", new_string: "1" })),
       judgements: [
         askedNothing(V2),
         ...resultIs(
@@ -341,12 +339,10 @@ export const day4v2: Contract = {
       steps: turns(READ_E, edit({ old_string: "two", new_string: "$&$1" })),
       judgements: [hasText(V2, "work/e.txt", "one\n$&$1\none\n", "new_string is literal text")],
     }),
-    writeScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day4v1, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, file_edit too",
-      level: "conformance",
-      stdin: "",
-      steps: turns(["teleport", { to: "the moon" }]),
       judgements: [namesEveryToolOffered(V2, "file_edit")],
     }),
     // Day 4 v1's scenarios, but the unknown-tool text, which names this stage's longer list.

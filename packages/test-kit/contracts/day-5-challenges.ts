@@ -5,6 +5,7 @@
 // conformance. Every day-5-v3 scenario is kept, but the command question's text, which gains `/a`.
 import type { Contract, Scenario } from "../src/contract.ts";
 import { exitCode, fileText, judge, linesInOrder, resultOf } from "../src/judgements.ts";
+import { fileTwin } from "./day-3-v1.ts";
 import { absent, type Call, resultIs, turn, turns, wentOn } from "./day-4-v1.ts";
 import { bash } from "./day-5-v1.ts";
 import { gateScenario } from "./day-5-v2.ts";
@@ -39,6 +40,22 @@ const ASK_SEVERAL: Call = [
   "ask_user_question",
   { prompt: "Which checks?", options: ["lint", "types", "tests"], multi_select: true },
 ];
+
+// The core scenario multi-select-text judges again, on the same run.
+const multiSelect = gateScenario({
+  id: "multi-select",
+  title: "multi_select with lint, types and tests, answered 1,3: both picks are named",
+  level: "core",
+  stdin: "1,3\n",
+  steps: turns(ASK_SEVERAL),
+  judgements: [
+    judge(SEVERAL, "1,3 picks lint and tests: the result should name both, not types", (o) => {
+      const text = resultOf(o, "ask_user_question")?.text ?? "";
+      return text.includes("lint") && text.includes("tests") && !text.includes("types");
+    }),
+    ...wentOn(SEVERAL),
+  ],
+});
 
 export const day5challenges: Contract = {
   stage: "day-5-challenges",
@@ -191,26 +208,10 @@ export const day5challenges: Contract = {
         exitCode(ALWAYS, 0, "the end of input ends the REPL with 0"),
       ],
     }),
-    gateScenario({
-      id: "multi-select",
-      title: "multi_select with lint, types and tests, answered 1,3: both picks are named",
-      level: "core",
-      stdin: "1,3\n",
-      steps: turns(ASK_SEVERAL),
-      judgements: [
-        judge(SEVERAL, "1,3 picks lint and tests: the result should name both, not types", (o) => {
-          const text = resultOf(o, "ask_user_question")?.text ?? "";
-          return text.includes("lint") && text.includes("tests") && !text.includes("types");
-        }),
-        ...wentOn(SEVERAL),
-      ],
-    }),
-    gateScenario({
+    multiSelect,
+    fileTwin(multiSelect, {
       id: "multi-select-text",
       title: 'several picks: `User selected: "lint", "tests"` after a `Choices` line',
-      level: "conformance",
-      stdin: "1,3\n",
-      steps: turns(ASK_SEVERAL),
       judgements: [
         ...resultIs(SEVERAL, "ask_user_question", 'User selected: "lint", "tests"', false),
         judge(SEVERAL, "expected `Choices [0-3, such as 1,2] 1,3` on stdout", (o) =>

@@ -28,10 +28,10 @@ import type { Step } from "../src/server.ts";
 import type { StepResult } from "../src/server-steps.ts";
 import { drawName, drawWord, type Seeded } from "../src/vary.ts";
 import { TAVILY_CANARY } from "../src/web-server.ts";
-import { baseFiles, fileScenario } from "./day-3-v1.ts";
+import { baseFiles, fileScenario, fileTwin } from "./day-3-v1.ts";
 import { absent, type Call, offered, resultIs, turn, turns, wentOn } from "./day-4-v1.ts";
 import { day4v3 } from "./day-4-v3.ts";
-import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
+import { answerWithResults, namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const V1 = "docs/day-5.md#v1-a-command-is-a-process-tree";
 const ASK = "docs/day-5.md#the-question-before-a-command";
@@ -149,6 +149,23 @@ const TOUCH_CALL = bash("touch made.txt");
 const CONTROLS_CALL = bash("echo safe\r\u001b[2Kshown");
 const RANGE_TEXT = "bad arguments for bash: timeout must be between 1 and 600 seconds";
 
+// The core scenario bash-exit-code-text judges again, on the same run.
+const bashExitCode = bashScenario({
+  id: "bash-exit-code",
+  title: "a command that fails: its exit code and its stderr reach the model",
+  level: "core",
+  stdin: YES,
+  steps: turns(STDERR_CALL),
+  judgements: [
+    judge(
+      OUTPUT,
+      "expected the result to say `exit code 3` and hold the stderr line `oops-stderr`",
+      (o) => /exit code 3/.test(bashResult(o)) && bashResult(o).includes("oops-stderr"),
+    ),
+    ...wentOn(OUTPUT),
+  ],
+});
+
 export const day5v1: Contract = {
   stage: "day-5-v1",
   title: "Day 5 v1: a command is a process tree",
@@ -194,21 +211,7 @@ export const day5v1: Contract = {
         ),
       ],
     }),
-    bashScenario({
-      id: "bash-exit-code",
-      title: "a command that fails: its exit code and its stderr reach the model",
-      level: "core",
-      stdin: YES,
-      steps: turns(STDERR_CALL),
-      judgements: [
-        judge(
-          OUTPUT,
-          "expected the result to say `exit code 3` and hold the stderr line `oops-stderr`",
-          (o) => /exit code 3/.test(bashResult(o)) && bashResult(o).includes("oops-stderr"),
-        ),
-        ...wentOn(OUTPUT),
-      ],
-    }),
+    bashExitCode,
     bashScenario({
       id: "bash-timeout",
       title: "bash `sleep 10` with a timeout of 1 s: stopped, and the model is told",
@@ -378,12 +381,9 @@ export const day5v1: Contract = {
       steps: turns(bash("true")),
       judgements: resultIs(OUTPUT, "bash", "(no output)", false),
     }),
-    bashScenario({
+    fileTwin(bashExitCode, {
       id: "bash-exit-code-text",
       title: "a failed command's result starts `exit code 3`, with is_error: false",
-      level: "conformance",
-      stdin: YES,
-      steps: turns(STDERR_CALL),
       judgements: [
         judge(
           OUTPUT,
@@ -587,12 +587,10 @@ export const day5v1: Contract = {
         noQuestion(GIT, "git_diff only reads"),
       ],
     }),
-    bashScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day4v3, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, bash too",
-      level: "conformance",
-      stdin: "",
-      steps: turns(["teleport", { to: "the moon" }]),
       judgements: [namesEveryToolOffered(V1, "bash")],
     }),
     // Day 4 v3's scenarios, but the unknown-tool text, which names this stage's longer list.

@@ -17,7 +17,7 @@ import { exitCode, fileExists, judge, linesInOrder, resultOf } from "../src/judg
 import type { FileEntry } from "../src/scenario-folder.ts";
 import type { Step } from "../src/server.ts";
 import type { SearchHit } from "../src/web-server.ts";
-import { fileScenario } from "./day-3-v1.ts";
+import { fileScenario, fileTwin } from "./day-3-v1.ts";
 import { absent, type Call, hasText, offered, resultIs, turns, wentOn } from "./day-4-v1.ts";
 import { bash, day5v1, noQuestion } from "./day-5-v1.ts";
 
@@ -194,6 +194,20 @@ const ASKING = new Map(
   ]),
 );
 
+// The core scenario guard-curl-pipe-sh-text judges again, on the same run.
+const guardCurlPipeSh = gateScenario({
+  id: "guard-curl-pipe-sh",
+  title: "a download piped into `sh`, answered y: refused before any question, nothing made",
+  level: "core",
+  stdin: YES,
+  steps: turns(bash(CURL_PIPE_SH)),
+  judgements: [
+    absent(GUARDS, "work/made.txt", "a download piped to a shell never runs"),
+    errorResult(V2, "bash", "a refused call is an error the model reads"),
+    noQuestion(GUARDS, "a guard refuses before anything is asked"),
+  ],
+});
+
 export const day5v2: Contract = {
   stage: "day-5-v2",
   title: "Day 5 v2: one gate for every call",
@@ -214,18 +228,7 @@ export const day5v2: Contract = {
         ...wentOn(GUARDS),
       ],
     }),
-    gateScenario({
-      id: "guard-curl-pipe-sh",
-      title: "a download piped into `sh`, answered y: refused before any question, nothing made",
-      level: "core",
-      stdin: YES,
-      steps: turns(bash(CURL_PIPE_SH)),
-      judgements: [
-        absent(GUARDS, "work/made.txt", "a download piped to a shell never runs"),
-        errorResult(V2, "bash", "a refused call is an error the model reads"),
-        noQuestion(GUARDS, "a guard refuses before anything is asked"),
-      ],
-    }),
+    guardCurlPipeSh,
     gateScenario({
       id: "plan-denies-write",
       title: "plan mode: file_write of a new file, answered y, is refused and writes nothing",
@@ -382,12 +385,9 @@ export const day5v2: Contract = {
         ...blocked(GUARDS, 0, RM_RF, "rm -rf keep"),
       ],
     }),
-    gateScenario({
+    fileTwin(guardCurlPipeSh, {
       id: "guard-curl-pipe-sh-text",
       title: "the refusal of a download piped into `sh` names the pipeline",
-      level: "conformance",
-      stdin: YES,
-      steps: turns(bash(CURL_PIPE_SH)),
       judgements: blocked(GUARDS, 0, CURL_SH, CURL_PIPE_SH),
     }),
     everyCallBlocked(

@@ -12,9 +12,10 @@ import {
   messageText,
   resultOf,
 } from "../src/judgements.ts";
+import { fileTwin } from "./day-3-v1.ts";
 import { type Call, offered, resultIs, turn, turns, wentOn } from "./day-4-v1.ts";
 import { day5v2, gateScenario } from "./day-5-v2.ts";
-import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
+import { answerWithResults, namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const V3 = "docs/day-5-tasks.md#v3-the-model-asks-the-human";
 
@@ -67,6 +68,24 @@ export function promptsSent(o: Observed): string[] {
   return o.requests.map((request) => messageText(conversationOf(request)[0]));
 }
 
+// The core scenario ask-skip-text judges again, on the same run.
+const askSkip = gateScenario({
+  id: "ask-skip",
+  title: "the same question answered 0: skipped, and no option is named",
+  level: "core",
+  stdin: "0\n",
+  steps: turns(ask(RUNNERS)),
+  judgements: [
+    offered(V3, TOOL),
+    judge(V3, "0 skips: the result should name neither `vitest` nor `jest`", (o) => {
+      const text = answerText(o);
+      return resultOf(o, TOOL) !== undefined && !text.includes("vitest") && !/\bjest\b/.test(text);
+    }),
+    notAnError(V3, TOOL, "a skip is an answer"),
+    ...wentOn(V3),
+  ],
+});
+
 export const day5v3: Contract = {
   stage: "day-5-v3",
   title: "Day 5 v3: the model asks the human",
@@ -89,24 +108,7 @@ export const day5v3: Contract = {
         ...wentOn(V3),
       ],
     }),
-    gateScenario({
-      id: "ask-skip",
-      title: "the same question answered 0: skipped, and no option is named",
-      level: "core",
-      stdin: "0\n",
-      steps: turns(ask(RUNNERS)),
-      judgements: [
-        offered(V3, TOOL),
-        judge(V3, "0 skips: the result should name neither `vitest` nor `jest`", (o) => {
-          const text = answerText(o);
-          return (
-            resultOf(o, TOOL) !== undefined && !text.includes("vitest") && !/\bjest\b/.test(text)
-          );
-        }),
-        notAnError(V3, TOOL, "a skip is an answer"),
-        ...wentOn(V3),
-      ],
-    }),
+    askSkip,
     gateScenario({
       id: "ask-menu-text",
       title: "the menu: `? <prompt>`, the options numbered from 1, `0. skip`, then `Choice [0-2] `",
@@ -115,12 +117,9 @@ export const day5v3: Contract = {
       steps: turns(ask(RUNNERS)),
       judgements: [menuShown("2"), ...resultIs(V3, TOOL, 'User selected: "jest"', false)],
     }),
-    gateScenario({
+    fileTwin(askSkip, {
       id: "ask-skip-text",
       title: "a skip's result: `User skipped the question.`",
-      level: "conformance",
-      stdin: "0\n",
-      steps: turns(ask(RUNNERS)),
       judgements: resultIs(V3, TOOL, SKIPPED, false),
     }),
     gateScenario({
@@ -194,12 +193,10 @@ export const day5v3: Contract = {
         exitCode(V3, 0, "the end of input ends the REPL with 0"),
       ],
     }),
-    gateScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day5v2, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, ask_user_question too",
-      level: "conformance",
-      stdin: "",
-      steps: turns(["teleport", { to: "the moon" }]),
       judgements: [namesEveryToolOffered(V3, TOOL)],
     }),
     // Day 5 v2's scenarios, but the unknown-tool text, which names this stage's longer list.

@@ -17,11 +17,12 @@ import {
   sentResults,
 } from "../src/judgements.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
+import { fileTwin } from "./day-3-v1.ts";
 import { absent, type Call, offered, resultIs, turn, turns, wentOn } from "./day-4-v1.ts";
 import { endedWithin, noQuestion } from "./day-5-v1.ts";
 import { type GateScenario, gateScenario } from "./day-5-v2.ts";
 import { day5v3, notAnError, promptsSent } from "./day-5-v3.ts";
-import { answerWithResults, namesEveryToolOffered } from "./shared.ts";
+import { answerWithResults, namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const V4 = "docs/day-5-tasks.md#v4-background-tasks";
 const OWNS = "docs/day-5-tasks.md#what-a-background-task-owns";
@@ -323,12 +324,10 @@ export const day5v4: Contract = {
         noStrayProcesses(OWNS),
       ],
     }),
-    taskScenario({
+    // Judged on Day 2's unknown-tool run, which this stage keeps: the tools offered are this stage's.
+    fileTwin(scenarioOf(day5v3, "unknown-tool"), {
       id: "unknown-tool-text",
       title: "the unknown-tool text names the tools there are, bash_output and kill_shell too",
-      level: "conformance",
-      stdin: "",
-      steps: turns(["teleport", { to: "the moon" }]),
       judgements: [namesEveryToolOffered(V4, "bash_output"), offered(V4, "kill_shell")],
     }),
     // Day 5 v3's scenarios, but the unknown-tool text, which names this stage's longer list.

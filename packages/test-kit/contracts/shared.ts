@@ -1,6 +1,6 @@
-// Pieces several contracts use: the date format, server steps that answer like a model, and the
-// unknown-tool text of a stage that adds a tool.
-import type { Judgement } from "../src/contract.ts";
+// Pieces several contracts use: the date format, server steps that answer like a model, the
+// unknown-tool text of a stage that adds a tool, and conformance twins that share a run.
+import type { Contract, Judgement, Scenario } from "../src/contract.ts";
 import { judge, observations, offeredTools, sentResults } from "../src/judgements.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
 import { sseEvent } from "../src/server-sse.ts";
@@ -73,4 +73,26 @@ export function namesEveryToolOffered(section: string, added: string): Judgement
       );
     },
   );
+}
+
+// A scenario of a contract by its id: the very object, so a twin spread from it shares its run.
+export function scenarioOf(contract: Contract, id: string): Scenario {
+  const scenario = contract.scenarios.find((candidate) => candidate.id === id);
+  if (scenario === undefined) throw new Error(`${contract.stage} has no scenario ${id}`);
+  return scenario;
+}
+
+export interface Twin {
+  id: string;
+  title: string;
+  judgements: Judgement[];
+  aliases?: string[];
+}
+
+// A conformance twin: the exact texts of what `core` runs, judged on its run. Every input is the
+// core scenario's own (its platforms too: the twin judges the same run), so runKey is the same and
+// the runner starts the CLI once for both; the id, the title and the judgements are the twin's.
+export function twinOf(core: Scenario, twin: Twin): Scenario {
+  const { aliases: _aliases, ...inputs } = core;
+  return { ...inputs, ...twin, level: "conformance" };
 }
