@@ -1,5 +1,5 @@
 // The closing line of a CI run: tests passed and failed, summed over every package's Vitest JSON
-// report (each package's `test` script writes .test-results/vitest.json; turbo restores it from
+// reports (each package's `test` script writes .test-results/vitest.json; turbo restores it from
 // its cache when the run is replayed). `.ci/run` runs the tests once per Node version: after each
 // run, `save <name>` keeps that run's reports under .test-results/runs/<name>/, and the summary
 // then sums every saved run (one line per run, the total last); with none saved, the packages'.
@@ -15,11 +15,18 @@ interface VitestReport {
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
+// Each package's reports: `vitest.json`, and one per part of a package whose tests are several
+// turbo tasks (the scripts package's `vitest-python.json` and `vitest-docs.json`).
 export function reportPaths(rootDir: string): string[] {
   const packages = readdirSync(join(rootDir, "packages")).map((name) => join("packages", name));
-  return [...packages, "scripts", "site"]
-    .map((dir) => join(rootDir, dir, ".test-results", "vitest.json"))
-    .filter((path) => existsSync(path));
+  return [...packages, "scripts", "site"].flatMap((dir) => {
+    const results = join(rootDir, dir, ".test-results");
+    if (!existsSync(results)) return [];
+    return readdirSync(results)
+      .filter((name) => /^vitest(-[a-z]+)?\.json$/.test(name))
+      .sort()
+      .map((name) => join(results, name));
+  });
 }
 
 export function runsDir(rootDir: string): string {
@@ -31,7 +38,8 @@ export function saveRun(rootDir: string, name: string): void {
   const target = join(runsDir(rootDir), name);
   mkdirSync(target, { recursive: true });
   for (const path of reportPaths(rootDir)) {
-    copyFileSync(path, join(target, `${basename(dirname(dirname(path)))}.json`));
+    const part = basename(path).replace(/^vitest/, "");
+    copyFileSync(path, join(target, `${basename(dirname(dirname(path)))}${part}`));
   }
 }
 

@@ -9,10 +9,10 @@ import { saveRun, summaryLines } from "../test-summary.ts";
 const root = mkdtempSync(join(tmpdir(), "test-summary-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-function report(dir: string, passed: number, failed: number): void {
+function report(dir: string, passed: number, failed: number, file = "vitest.json"): void {
   mkdirSync(join(root, dir, ".test-results"), { recursive: true });
   writeFileSync(
-    join(root, dir, ".test-results", "vitest.json"),
+    join(root, dir, ".test-results", file),
     JSON.stringify({ numPassedTests: passed, numFailedTests: failed, numPendingTests: 0 }),
   );
 }
@@ -22,14 +22,17 @@ test("without saved runs, the packages' reports; with them, a line per run and t
   report("scripts", 5, 1);
   expect(summaryLines(root)).toEqual(["15 passed, 1 failed"]);
 
-  saveRun(root, "node-v20.20.2");
-  // The second run overwrites the packages' reports.
+  saveRun(root, "node-v22.18.0");
+  // The second run overwrites the packages' reports; a package whose tests are several tasks
+  // writes a report for each part, and every one counts.
   report("packages/day-1", 10, 2);
   report("scripts", 6, 0);
+  report("scripts", 3, 1, "vitest-python.json");
+  report("scripts", 1, 0, "not-a-report.json");
   saveRun(root, "node-v26.12.1");
   expect(summaryLines(root)).toEqual([
-    "node-v20.20.2: 15 passed, 1 failed",
-    "node-v26.12.1: 16 passed, 2 failed",
-    "31 passed, 3 failed",
+    "node-v22.18.0: 15 passed, 1 failed",
+    "node-v26.12.1: 19 passed, 3 failed",
+    "34 passed, 4 failed",
   ]);
 });
