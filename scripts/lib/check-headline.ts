@@ -1,6 +1,6 @@
 // The headline of a check (decision 0056): the highest stage of the main line reached, judged
 // without the scenarios the project has outgrown, and the next thing to fix above it.
-import { type Contract, findContract } from "@agent-code/test-kit";
+import { type Contract, findContract, isPositive } from "@agent-code/test-kit";
 import type { NextToFix, StageReport } from "./check-run.ts";
 import { MAIN_LINE } from "./command.ts";
 
@@ -33,7 +33,12 @@ export function judgeHeadline(
   const contract = course.contract ?? findContract;
   const held = (stage: string | undefined) => contract(stage ?? "")?.scenarios ?? [];
   const checked = new Map(stages.map((report) => [report.stage, report]));
-  for (const report of stages) {
+  // The latest stage first: whether an earlier stage's miss is outgrown rests on what the later
+  // stages showed, their own outgrown scenarios included.
+  const latestFirst = [...stages].sort(
+    (a, b) => mainLine.indexOf(b.stage) - mainLine.indexOf(a.stage),
+  );
+  for (const report of latestFirst) {
     const index = mainLine.indexOf(report.stage);
     report.mainLine = index >= 0;
     for (const scenario of report.scenarios) {
@@ -46,10 +51,20 @@ export function judgeHeadline(
       const laterReport = later === undefined ? undefined : checked.get(later);
       if (later === undefined || laterReport === undefined) continue;
       const replacement = laterReport.scenarios.find((candidate) => candidate.id === scenario.id);
+      const replaced = held(later).find((candidate) => candidate.id === scenario.id);
+      const begun = movedOn(
+        laterReport,
+        held(later),
+        held(mainLine[mainLine.indexOf(later) - 1]),
+        strict,
+      );
+      // Only a run that should succeed is evidence: a program that crashes at start passes every
+      // scenario that wants a failed run, and must not be credited with a stage for it.
       scenario.outgrown =
         replacement === undefined
-          ? movedOn(laterReport, held(later), held(mainLine[mainLine.indexOf(later) - 1]), strict)
-          : replacement.verdict === "pass";
+          ? begun
+          : replacement.verdict === "pass" &&
+            ((replaced !== undefined && isPositive(replaced)) || begun);
     }
     report.reached = report.scenarios.every(
       (scenario) => scenario.verdict !== "fail" || scenario.outgrown,
@@ -86,7 +101,8 @@ export function judgeHeadline(
 }
 
 // A later stage counts as begun when its deciding scenarios that the stage before it did not
-// have mostly pass: then what that later stage dropped is outgrown, not missed.
+// have, those whose run should succeed, mostly pass (or are outgrown in turn): then what that
+// later stage dropped is outgrown, not missed.
 function movedOn(
   report: StageReport,
   scenarios: Contract["scenarios"],
@@ -96,8 +112,10 @@ function movedOn(
   const added = report.scenarios.filter((scenario) => {
     const object = scenarios.find((candidate) => candidate.id === scenario.id);
     const decides = strict || scenario.level === "core";
-    return decides && object !== undefined && !before.includes(object);
+    return decides && object !== undefined && !before.includes(object) && isPositive(object);
   });
-  const passed = added.filter((scenario) => scenario.verdict === "pass").length;
-  return added.length > 0 && passed * 2 > added.length;
+  // Outgrown in turn (a still later stage changed it, and the project does what that one asks)
+  // counts as done.
+  const done = added.filter((scenario) => scenario.verdict === "pass" || scenario.outgrown).length;
+  return added.length > 0 && done * 2 > added.length;
 }

@@ -1,6 +1,7 @@
 // The honest headline (decision 0056), on every real contract: projects that do exactly what one
 // stage's contract asks, with a bug or without, judged as `--all` judges them, in this process.
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findContract, runCli } from "@agent-code/test-kit";
@@ -242,4 +243,26 @@ test("--stages through the command: day-2-v3's CLI reaches day-2-v2, day-2-v1's 
     "one-line-answer",
   ]);
   for (const scenario of v1?.scenarios ?? []) expect(scenario.durationMs).toBeGreaterThan(0);
+}, 180_000);
+
+// Issue #57: a program that throws before it does anything passes every scenario that wants a
+// failed run (exit 1, nothing on stdout). Those are no evidence that it moved on from Day 1.
+test("a project that crashes on every run reaches no stage", async () => {
+  const project = mkdtempSync(join(tmpdir(), "check-crasher-"));
+  try {
+    mkdirSync(join(project, "src"));
+    writeFileSync(join(project, "src", "cli.ts"), 'throw new Error("boom");\n');
+    const run = await runCli(
+      ["node", "--import", "tsx", SCRIPT],
+      ["--stages", "day-1,day-2-v1", "--project", project, "--json"],
+      { env: { INIT_CWD: ROOT }, timeoutMs: 180_000 },
+    );
+    const report = JSON.parse(run.stdout);
+    expect(schemaErrors(report, SCHEMA)).toEqual([]);
+    expect(report.highestStagePassed).toBeNull();
+    expect(report.stages.map((stage: StageReport) => stage.reached)).toEqual([false, false]);
+    expect(run.exitCode).toBe(1);
+  } finally {
+    rmSync(project, { recursive: true, force: true });
+  }
 }, 180_000);

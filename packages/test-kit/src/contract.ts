@@ -93,6 +93,14 @@ export interface Judgement {
   // A docs link such as "docs/day-2.md#stop-reasons".
   docs: string;
   check: (observed: Observed) => boolean;
+  // The judgement wants the run to fail (exit 1, or any non-zero exit): a program that crashes at
+  // start meets it too, so it proves nothing about a project on its own (the check's headline).
+  expectsFailure?: boolean;
+}
+
+// A scenario whose run should succeed: none of its judgements wants a failed run.
+export function isPositive(scenario: Scenario): boolean {
+  return !scenario.judgements.some((judgement) => judgement.expectsFailure === true);
 }
 
 // Variables over the caller's: one set to undefined is removed.

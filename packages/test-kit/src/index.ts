@@ -27,6 +27,7 @@ export {
   type Contract,
   type ContractResult,
   type EnvOverrides,
+  isPositive,
   keepScenarios,
   type Level,
   type Observed,

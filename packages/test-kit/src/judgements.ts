@@ -69,22 +69,30 @@ export function oneErrorLine(docs: string): Judgement {
 // A code over 128 is also met by a death from signal code - 128, as a shell reports it (Python's
 // KeyboardInterrupt ends the program by SIGINT: `$?` is 130). pnpm check's sandbox cannot tell the
 // two apart, so neither does the judgement.
+// Exit 1 is also what Node (and Python) give an uncaught error: a run that wants it is marked, so
+// a crash is not taken for what it asks.
 export function exitCode(docs: string, code: number, why: string): Judgement {
   const signal = Object.entries(constants.signals).find(([, n]) => n === code - 128)?.[0];
-  return judge(
-    docs,
-    `exit code should be ${code} (${why})`,
-    (observed) =>
-      observed.exitCode === code || (signal !== undefined && observed.signal === signal),
-  );
+  return {
+    ...judge(
+      docs,
+      `exit code should be ${code} (${why})`,
+      (observed) =>
+        observed.exitCode === code || (signal !== undefined && observed.signal === signal),
+    ),
+    ...(code === 1 ? { expectsFailure: true } : {}),
+  };
 }
 
 export function nonZeroExit(docs: string, why: string): Judgement {
-  return judge(
-    docs,
-    `exit code should be non-zero (${why})`,
-    (observed) => observed.exitCode !== null && observed.exitCode !== 0,
-  );
+  return {
+    ...judge(
+      docs,
+      `exit code should be non-zero (${why})`,
+      (observed) => observed.exitCode !== null && observed.exitCode !== 0,
+    ),
+    expectsFailure: true,
+  };
 }
 
 // The text of a wire message whatever its form: a string, or text blocks.
