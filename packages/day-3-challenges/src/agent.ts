@@ -41,7 +41,7 @@ export async function runAgent(
     // call, and one that was refused must not act.
     if (response.stopReason !== "tool_use" || response.toolCalls.length === 0) {
       const final = finalText(response);
-      trace.push(`final: ${final}`);
+      trace.push(`final: ${printable(final)}`);
       return { final, trace, messages };
     }
 

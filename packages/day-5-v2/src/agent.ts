@@ -60,7 +60,7 @@ export async function runAgent(
     // call, and one that was refused must not act.
     if (response.stopReason !== "tool_use" || response.toolCalls.length === 0) {
       const final = finalText(response);
-      emit(`final: ${final}`);
+      emit(`final: ${printable(final)}`);
       return { final, trace, messages };
     }
 

@@ -292,6 +292,19 @@ test("the trace shows C1 and bidi controls as U+FFFD, and escapes them in a call
   expect(result.trace[1]).toBe("observation: a\ufffdb\ufffdc\ufffdd");
 });
 
+test("a final answer's escape sequences and bidi controls reach the trace as U+FFFD, not raw", async () => {
+  // A screen clear, a clipboard write (OSC 52), a title change and a right-to-left override.
+  const said = "ok\u001b[2J\u001b]52;c;cm0gLXJm\u0007\u001b]0;title\u0007 exe.\u202etxt\tend\ntwo";
+  const provider = new ScriptedProvider([reply([text(said)])]);
+  const result = await runAgent("say it", provider, defaultTools(), { cwd });
+  expect(result.trace).toEqual([
+    "final: ok\ufffd[2J\ufffd]52;c;cm0gLXJm\ufffd\ufffd]0;title\ufffd exe.\ufffdtxt\tend\ntwo",
+  ]);
+  // Only what is printed changes: the answer and the conversation keep the model's text.
+  expect(result.final).toBe(said);
+  expect(result.messages.at(-1)).toEqual({ role: "assistant", content: [text(said)] });
+});
+
 // A person who answers every question with `answer` and counts the questions.
 function asker(answer: boolean) {
   const asked: string[] = [];
