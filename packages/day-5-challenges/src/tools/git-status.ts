@@ -1,19 +1,25 @@
 // git_status: what git says about the working tree, read without a shell and without a question.
-import { commandEnv, runCommand } from "../shell.ts";
+import { execFile } from "node:child_process";
+import { lstatSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { promisify } from "node:util";
+import { commandEnv, MAX_PRINTED_BYTES, runCommand } from "../shell.ts";
 import { type Tool, type ToolContext, ToolError } from "./index.ts";
 
 const GIT_TIMEOUT_MS = 10_000;
+const execGit = promisify(execFile);
 
 // Runs git with fixed arguments: no shell reads them, so nothing the model writes becomes a
 // command, and the tool needs no approval. GIT_OPTIONAL_LOCKS=0 keeps a read from taking
 // .git/index.lock, which would make a command the person runs at the same time fail.
 export async function runGit(args: string[], ctx: ToolContext): Promise<string> {
   try {
-    const outcome = await runCommand("git", args, {
+    const quiet = await quietOptions(ctx);
+    const outcome = await runCommand("git", [...quiet, ...args], {
       cwd: ctx.cwd,
       timeoutMs: GIT_TIMEOUT_MS,
       signal: ctx.signal,
-      env: { ...commandEnv(), GIT_OPTIONAL_LOCKS: "0" },
+      env: gitEnv(),
     });
     if (outcome.stopped) throw new ToolError(outcome.text);
     return outcome.text;
@@ -25,10 +31,82 @@ export async function runGit(args: string[], ctx: ToolContext): Promise<string> 
   }
 }
 
+function gitEnv(): NodeJS.ProcessEnv {
+  return { ...commandEnv(), GIT_OPTIONAL_LOCKS: "0" };
+}
+
+// A repository's .git/config and .gitattributes can name commands that git runs while it only
+// reads. A tool that asks nothing runs none of them: each one is turned off here, and each tool
+// passes --ignore-submodules=all (a submodule is a repository with a config of its own).
+async function quietOptions(ctx: ToolContext): Promise<string[]> {
+  const settings = [
+    "core.fsmonitor=", // a hook asked which files changed (empty: off in every git version)
+    "core.hooksPath=/dev/null", // hooks (none runs on a read today; a later git might add one)
+    "diff.external=", // an external diff program
+    // Each filter driver's programs, and not required: git then reads the file as it is.
+    ...(await filterDrivers(ctx)).flatMap((name) =>
+      ["clean=", "smudge=", "process=", "required=false"].map((set) => `filter.${name}.${set}`),
+    ),
+  ];
+  // --no-pager: a pager (core.pager, pager.<command>). --work-tree: the folder that holds .git,
+  // since core.worktree (which -c cannot undo) may name any folder, $HOME say, to read files from.
+  const tree = workTree(ctx.cwd);
+  return [
+    "--no-pager",
+    ...(tree === undefined ? [] : [`--work-tree=${tree}`]),
+    ...settings.flatMap((setting) => ["-c", setting]),
+  ];
+}
+
+// The nearest folder, from `cwd` up, that holds a `.git` (a folder, or a file as a worktree's):
+// where git itself would look for the repository.
+function workTree(cwd: string): string | undefined {
+  for (let dir = cwd; ; dir = dirname(dir)) {
+    if (lstatSync(join(dir, ".git"), { throwIfNoEntry: false }) !== undefined) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+// The filter drivers git's config defines, in any file it reads (reading config runs nothing): the
+// repository's config may redefine the person's own (git-lfs's, say), so every one is turned off.
+// A driver's name is any word .gitattributes gives; `-c` cuts a setting at its first "=".
+async function filterDrivers(ctx: ToolContext): Promise<string[]> {
+  const names = new Set<string>();
+  for (const entry of (await readGit(["config", "--null", "--list"], ctx)).split("\0")) {
+    const key = entry.split("\n", 1)[0] ?? "";
+    if (!key.startsWith("filter.")) continue;
+    const name = key.slice("filter.".length, key.lastIndexOf("."));
+    if (name.includes("=")) {
+      throw new ToolError(`git's config names a filter that cannot be turned off: ${name}`);
+    }
+    if (name !== "") names.add(name);
+  }
+  return [...names];
+}
+
+// git's whole output, for agent-code to read (the model sees runGit's): a failure is a refusal.
+async function readGit(args: string[], ctx: ToolContext): Promise<string> {
+  try {
+    const { stdout } = await execGit("git", args, {
+      cwd: ctx.cwd,
+      env: gitEnv(),
+      signal: ctx.signal,
+      timeout: GIT_TIMEOUT_MS,
+      maxBuffer: MAX_PRINTED_BYTES,
+      windowsHide: true,
+    });
+    return stdout;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") throw error;
+    const said = (error as { stderr?: string }).stderr?.trim().split("\n")[0];
+    throw new ToolError(`git failed: ${said || "it did not finish"}`);
+  }
+}
+
 export const gitStatusTool: Tool = {
   name: "git_status",
   description:
     "Show `git status` of the working directory: the branch, and which files are staged, changed or untracked. Needs no approval.",
-  run: (_args, ctx) => runGit(["status"], ctx),
+  run: (_args, ctx) => runGit(["status", "--ignore-submodules=all"], ctx),
   readOnly: true,
 };

@@ -6,6 +6,8 @@ export const gitDiffTool: Tool = {
   name: "git_diff",
   description:
     "Show `git diff` of the working directory: the changes not yet staged, as a unified diff. Needs no approval.",
-  run: (_args, ctx) => runGit(["diff"], ctx),
+  // A diff driver's own program and a textconv are commands of the repository's too.
+  run: (_args, ctx) =>
+    runGit(["diff", "--no-ext-diff", "--no-textconv", "--ignore-submodules=all"], ctx),
   readOnly: true,
 };
