@@ -1,27 +1,11 @@
 // A command is a process tree, not one process: it runs in a fresh shell in its own process group,
 // with no stdin, a scrubbed environment and capped output, and when it ends, times out or the run
-// stops, the whole group is killed, so nothing it started keeps running.
+// stops, the whole group is killed, so nothing it started keeps running. On Linux it also runs in
+// a PID namespace of its own, where it sees no process above it and nothing it starts outlives it.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
+import { dirname, join } from "node:path";
+import { executable, onPath, sandboxed, signalOf } from "./sandbox.ts";
 import { ToolError } from "./tools/index.ts";
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string, path: string): string | undefined {
-  return path
-    .split(delimiter)
-    .filter((dir) => dir !== "")
-    .map((dir) => join(dir, name))
-    .find(executable);
-}
 
 // The shell a command runs in. bash without profiles or rc files (they may re-export keys), found
 // on the scrubbed PATH, else /bin/sh; never $SHELL (fish is not POSIX). On Windows, Git Bash.
@@ -212,9 +196,11 @@ export function runCommand(
   options: CommandOptions,
 ): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
+    const env = options.env ?? commandEnv();
+    const command = sandboxed(file, args, options.cwd, env);
+    const child = spawn(command.program, command.args, {
       cwd: options.cwd,
-      env: options.env ?? commandEnv(),
+      env,
       // No stdin: a command that reads it gets end of input at once, and never takes the
       // answers meant for agent-code's next question.
       stdio: ["ignore", "pipe", "pipe"],
@@ -263,14 +249,19 @@ export function runCommand(
       clearTimeout(timer);
       await Promise.race([Promise.all(ended), delay(PIPE_GRACE_MS)]);
       killGroup(child, "SIGKILL");
+      // A job the command took out of its group (`set -m`, `setsid`) may hold the pipes still:
+      // where no namespace killed it, it must not keep agent-code from exiting.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       clearTimeout(killTimer);
       live.delete(child);
       options.signal?.removeEventListener("abort", onAbort);
       const body = output(stdout.text(), stderr.text(), stdout.dropped + stderr.dropped);
+      const killedBy = signalOf(code, signal, command.inNamespace);
       if (why !== undefined) {
         resolve({ text: `${why}\n${body}`, stopped: true });
-      } else if (signal !== null) {
-        resolve({ text: `killed by signal ${signal}\n${body}`, stopped: false });
+      } else if (killedBy !== undefined) {
+        resolve({ text: `killed by signal ${killedBy}\n${body}`, stopped: false });
       } else {
         resolve({ text: code === 0 ? body : `exit code ${code}\n${body}`, stopped: false });
       }

@@ -54,7 +54,21 @@ test.runIf(posix)("a rejected command does not run and the model is told so", as
 test("controls in a command show as U+FFFD, so nothing is hidden from the person", async () => {
   const { ui, screen } = person([false]);
   await call("bash", { command: "echo safe\r\u001b[2Ktouch x\u202e\n\tls" }, context(ui));
-  expect(screen[0]).toBe("Command: echo safe\ufffd\ufffd[2Ktouch x\ufffd\n\tls");
+  expect(screen.slice(0, 2)).toEqual([
+    "Command: echo safe\ufffd\ufffd[2Ktouch x\ufffd",
+    "         \tls",
+  ]);
+});
+
+test("a command of several lines is shown whole, under its first line, and the question counts them", async () => {
+  const { ui, screen } = person([false]);
+  const lines = ["python3 -c '", ...Array.from({ length: 300 }, (_, n) => `print(${n})`), "'"];
+  await call("bash", { command: lines.join("\n") }, context(ui));
+  expect(screen).toEqual([
+    `Command: ${lines[0]}`,
+    ...lines.slice(1).map((line) => `         ${line}`),
+    "Run this command? (302 lines) n",
+  ]);
 });
 
 test("a timeout outside 1..600 is refused before anyone is asked", async () => {
@@ -114,4 +128,48 @@ test.runIf(posix)("git_status outside a repository reports git's own words", asy
   const result = await call("git_status", {}, context(ui));
   expect(result.content).toMatch(/^exit code 128\n\[stderr\]\nfatal: not a git repository/);
   expect(result.isError).toBe(false);
+});
+
+test("a command that holds a NUL byte is refused in one line, before anyone is asked", async () => {
+  const { ui, screen } = person([]);
+  const result = await call("bash", { command: "echo safe\u0000; touch x" }, context(ui));
+  expect(result).toEqual({
+    toolCallId: "toolu_1",
+    content: "the command holds a NUL byte, which no shell can run",
+    isError: true,
+  });
+  expect(screen).toEqual([]);
+});
+
+test.runIf(posix)("a command of 64 KiB runs; one byte more is refused in one line", async () => {
+  const { ui, screen } = person([true, true]);
+  const ctx = context(ui);
+  // `:` does nothing with its argument: 2 + 65,534 bytes.
+  const longest = `: ${"x".repeat(64 * 1024 - 2)}`;
+  expect((await call("bash", { command: longest }, ctx)).content).toBe("(no output)");
+  const result = await call("bash", { command: `${longest}x` }, ctx);
+  expect(result).toEqual({
+    toolCallId: "toolu_1",
+    content: "the command is 65537 bytes long; agent-code runs commands of at most 65536 bytes",
+    isError: true,
+  });
+  expect(screen.filter((line) => line.startsWith("Run this command?"))).toHaveLength(1);
+});
+
+test.runIf(posix)("a shell that cannot be started is a one-line refusal", async () => {
+  const { ui } = person([true]);
+  const ctx = context(ui);
+  // There, but not executable.
+  const shell = join(ctx.cwd, "not-a-shell");
+  writeFileSync(shell, "", { mode: 0o644 });
+  const saved = process.env.AGENT_CODE_SHELL;
+  process.env.AGENT_CODE_SHELL = shell;
+  try {
+    const result = await call("bash", { command: "echo hi" }, ctx);
+    expect(result.content).toBe(`the command could not be started: spawn ${shell} EACCES`);
+    expect(result.isError).toBe(true);
+  } finally {
+    if (saved === undefined) delete process.env.AGENT_CODE_SHELL;
+    else process.env.AGENT_CODE_SHELL = saved;
+  }
 });

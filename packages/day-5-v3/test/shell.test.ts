@@ -1,11 +1,19 @@
-import { existsSync, mkdtempSync, realpathSync } from "node:fs";
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { expect, test } from "vitest";
+import { chooseSandbox, SANDBOX_VARIABLE } from "../src/sandbox.ts";
 import { commandEnv, findShell, runCommand, stopAllCommands } from "../src/shell.ts";
 
 const posix = process.platform !== "win32";
+const linux = process.platform === "linux";
+// Where commands run in a PID namespace of their own (Linux with unshare and user namespaces).
+const namespace = linux && chooseSandbox().prefix !== undefined;
+const packageDir = fileURLToPath(new URL("..", import.meta.url));
 
 function folder(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), "agent-code-shell-")));
@@ -122,3 +130,95 @@ test.runIf(posix)("stopAllCommands kills every live command's group", async () =
   await sleep(1_500);
   expect(existsSync(join(cwd, "late.txt"))).toBe(false);
 });
+
+// The processes whose arguments hold `mark` (a zombie has none: it is dead already).
+function processesWith(mark: string): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(mark);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+// A sleep no other test or process runs: its seconds carry this process's id and a count.
+let sleeps = 0;
+function uniqueSleep(): string {
+  return `30.${process.pid}${++sleeps}`;
+}
+
+function killAll(pids: number[]): void {
+  for (const pid of pids) process.kill(pid, "SIGKILL");
+}
+
+test.runIf(namespace)(
+  "what a command starts in a session or a job of its own dies with the command",
+  async () => {
+    const [session, job] = [uniqueSleep(), uniqueSleep()];
+    try {
+      expect(await sh(`setsid -f sleep ${session}; set -m; sleep ${job} & echo started`)).toEqual({
+        text: "started",
+        stopped: false,
+      });
+      expect(processesWith(session)).toEqual([]);
+      expect(processesWith(job)).toEqual([]);
+    } finally {
+      killAll([...processesWith(session), ...processesWith(job)]);
+    }
+  },
+  30_000,
+);
+
+// Reads the environment of its parent and of every process it can see, and counts the lines that
+// hold the canary's variable, and PATH (its own environment has one: it did read).
+const SNOOP = `for f in /proc/$PPID/environ /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$f"; done 2>/dev/null | awk '/^SNOOP_TOKEN=/ { found++ } /^PATH=/ { path++ } END { print "found " found+0 ", PATH " path+0 }'`;
+const CANARY = "snoop-canary-3f9a-never-readable";
+
+// A process started with the canary in its environment, as agent-code is started with its keys,
+// that runs each command with runCommand and prints the results, then whether it still holds the
+// canary itself.
+async function snoopFrom(commands: string[], sandbox: "on" | "off") {
+  const script = [
+    'import { findShell, runCommand } from "./src/shell.ts";',
+    'const [file = "/bin/sh", ...flags] = findShell();',
+    "for (const command of process.argv.slice(1)) {",
+    "  const outcome = await runCommand(file, [...flags, command], { cwd: process.cwd(), timeoutMs: 20_000 });",
+    "  console.log(outcome.text);",
+    "}",
+    `console.log("kept: " + (process.env.SNOOP_TOKEN === "${CANARY}"));`,
+  ].join("\n");
+  const env: NodeJS.ProcessEnv = { ...process.env, SNOOP_TOKEN: CANARY };
+  delete env[SANDBOX_VARIABLE];
+  if (sandbox === "off") env[SANDBOX_VARIABLE] = "off";
+  return promisify(execFile)(
+    process.execPath,
+    ["--import", "tsx", "--input-type=module", "-e", script, ...commands],
+    { cwd: packageDir, env },
+  );
+}
+
+test.runIf(namespace)(
+  "a command sees no process above it: no environment of agent-code's, nor of its callers",
+  async () => {
+    const { stdout, stderr } = await snoopFrom([SNOOP], "on");
+    expect(stdout).toMatch(/^found 0, PATH [1-9]\d*\nkept: true\n$/);
+    expect(stderr).toBe("");
+  },
+  30_000,
+);
+
+test.runIf(linux)(
+  "without the namespace agent-code hides its own variables from its commands, and says once what is left",
+  async () => {
+    const { stdout, stderr } = await snoopFrom([SNOOP, "echo second"], "off");
+    expect(stdout).toMatch(/^found 0, PATH [1-9]\d*\nsecond\nkept: true\n$/);
+    expect(stderr).toBe(
+      "note: commands run without a PID namespace (AGENT_CODE_SANDBOX=off): agent-code's environment is hidden from them, but not that of the shell that started agent-code, nor of any process above it\n",
+    );
+  },
+  30_000,
+);

@@ -1,29 +1,15 @@
 // A command is a process tree, not one process: it runs in a fresh shell in its own process group,
 // with no stdin, a scrubbed environment and capped output, and when it ends, times out or the run
-// stops, the whole group is killed, so nothing it started keeps running.
+// stops, the whole group is killed, so nothing it started keeps running. On Linux it also runs in
+// a PID namespace of its own, where it sees no process above it and nothing it starts outlives it.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { constants, writeSync } from "node:fs";
 import { type FileHandle, open, realpath } from "node:fs/promises";
-import { delimiter, dirname, join } from "node:path";
+import type { Socket } from "node:net";
+import { dirname, join } from "node:path";
 import { agentFolder } from "./file-history.ts";
+import { executable, onPath, sandboxed, signalOf } from "./sandbox.ts";
 import { ToolError } from "./tools/index.ts";
-
-function executable(file: string): boolean {
-  try {
-    accessSync(file, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(name: string, path: string): string | undefined {
-  return path
-    .split(delimiter)
-    .filter((dir) => dir !== "")
-    .map((dir) => join(dir, name))
-    .find(executable);
-}
 
 // The shell a command runs in. bash without profiles or rc files (they may re-export keys), found
 // on the scrubbed PATH, else /bin/sh; never $SHELL (fish is not POSIX). On Windows, Git Bash.
@@ -220,9 +206,11 @@ export function runCommand(
   options: CommandOptions,
 ): Promise<CommandOutcome> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, {
+    const env = options.env ?? commandEnv();
+    const command = sandboxed(file, args, options.cwd, env);
+    const child = spawn(command.program, command.args, {
       cwd: options.cwd,
-      env: options.env ?? commandEnv(),
+      env,
       // No stdin: a command that reads it gets end of input at once, and never takes the
       // answers meant for agent-code's next question.
       stdio: ["ignore", "pipe", "pipe"],
@@ -271,14 +259,19 @@ export function runCommand(
       clearTimeout(timer);
       await Promise.race([Promise.all(ended), delay(PIPE_GRACE_MS)]);
       killGroup(child, "SIGKILL");
+      // A job the command took out of its group (`set -m`, `setsid`) may hold the pipes still:
+      // where no namespace killed it, it must not keep agent-code from exiting.
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       clearTimeout(killTimer);
       live.delete(child);
       options.signal?.removeEventListener("abort", onAbort);
       const body = output(stdout.text(), stderr.text(), stdout.dropped + stderr.dropped);
+      const killedBy = signalOf(code, signal, command.inNamespace);
       if (why !== undefined) {
         resolve({ text: `${why}\n${body}`, stopped: true });
-      } else if (signal !== null) {
-        resolve({ text: `killed by signal ${signal}\n${body}`, stopped: false });
+      } else if (killedBy !== undefined) {
+        resolve({ text: `killed by signal ${killedBy}\n${body}`, stopped: false });
       } else {
         resolve({ text: code === 0 ? body : `exit code ${code}\n${body}`, stopped: false });
       }
@@ -287,12 +280,12 @@ export function runCommand(
 }
 
 // Background tasks: commands that run on while the agent goes on, owned by the session. Each
-// writes stdout and stderr to one file, `.agent/bg/bg_<n>.log`, so their lines interleave as they
-// happened; the model reads what is new with bash_output and stops a task with kill_shell. No
-// task outlives agent-code: each is in `live`, which every way out of the CLI kills.
+// prints stdout and stderr into one pipe, which agent-code copies to `.agent/bg/bg_<n>.log`, so
+// their lines interleave as they happened and the log stops at its cap exactly; the model reads
+// what is new with bash_output and stops a task with kill_shell. No task outlives agent-code: each
+// is in `live`, which every way out of the CLI kills.
 export const MAX_TASKS = 8;
 export const MAX_LOG_BYTES = 64 * 1024 * 1024;
-const LOG_CHECK_MS = 500;
 
 interface Task {
   id: string;
@@ -335,11 +328,20 @@ export class BackgroundTasks {
     }
     const reader = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW);
     const [shell = "/bin/sh", ...flags] = findShell();
-    // Its listeners come before any await: a task that ends at once must still be seen to end.
-    const child = spawn(shell, [...flags, command], {
+    const env = commandEnv();
+    // One pipe for both streams, so that the lines keep the order the task printed them in: a
+    // first shell points stderr at stdout and becomes the task's own.
+    const run = sandboxed(
+      shell,
+      [...flags, 'exec "$@" 2>&1', "sh", shell, ...flags, command],
       cwd,
-      env: commandEnv(),
-      stdio: ["ignore", writer.fd, writer.fd],
+      env,
+    );
+    // Its listeners come before any await: a task that ends at once must still be seen to end.
+    const child = spawn(run.program, run.args, {
+      cwd,
+      env,
+      stdio: ["ignore", "pipe", "ignore"],
       detached: process.platform !== "win32",
       windowsHide: true,
     });
@@ -348,28 +350,38 @@ export class BackgroundTasks {
     live.add(child);
     // A task must not keep agent-code running; its end is noticed, not waited for.
     child.unref();
-    // Once the log cannot be read (the session's end closed it before the task was seen to
-    // exit), the watch stops: a rejection nobody handles would end agent-code.
-    const watch = setInterval(() => {
-      reader.stat().then(
-        ({ size }) => {
-          if (size > MAX_LOG_BYTES)
-            this.#end(task, `stopped: its log passed ${MAX_LOG_BYTES} bytes`);
-        },
-        () => clearInterval(watch),
-      );
-    }, LOG_CHECK_MS);
-    watch.unref();
-    child.once("error", () => {
-      clearInterval(watch);
-      this.#end(task, "could not be started");
+    (child.stdout as Socket | null)?.unref();
+    // The log holds MAX_LOG_BYTES at most: the first byte past them stops the task, unwritten.
+    let written = 0;
+    child.stdout?.on("data", (chunk: Buffer) => {
+      const part = chunk.subarray(0, MAX_LOG_BYTES - written);
+      try {
+        for (let at = 0; at < part.length; ) at += writeSync(writer.fd, part, at);
+      } catch (error) {
+        child.stdout?.destroy();
+        this.#end(task, `stopped: its log could not be written (${(error as Error).message})`);
+        return;
+      }
+      written += part.length;
+      if (part.length < chunk.length) {
+        child.stdout?.destroy();
+        this.#end(task, `stopped: its log passed ${MAX_LOG_BYTES} bytes`);
+      }
     });
+    const copied = new Promise<void>((done) => child.stdout?.once("close", done) ?? done());
+    void copied.then(() => writer.close()).catch(() => {});
+    child.once("error", () => this.#end(task, "could not be started"));
     child.once("exit", (code, signal) => {
-      clearInterval(watch);
-      this.#end(task, signal === null ? `exited with code ${code}` : `killed by signal ${signal}`);
+      const killedBy = signalOf(code, signal, run.inNamespace);
+      // What it printed last may be in the pipe still: it has ended once that is in the log.
+      killGroup(child, "SIGKILL");
+      void Promise.race([copied, delay(PIPE_GRACE_MS)]).then(() =>
+        this.#end(
+          task,
+          killedBy === undefined ? `exited with code ${code}` : `killed by signal ${killedBy}`,
+        ),
+      );
     });
-    // The child has its own copy of the descriptor.
-    await writer.close();
     return task.log;
   }
 
@@ -432,5 +444,8 @@ export class BackgroundTasks {
     task.ended ??= reason;
     killGroup(task.child, "SIGKILL");
     live.delete(task.child);
+    // What it printed before is still copied for a moment; a process that left its group (where
+    // no namespace killed it) does not write to the log for ever.
+    setTimeout(() => task.child.stdout?.destroy(), PIPE_GRACE_MS).unref();
   }
 }

@@ -1,11 +1,23 @@
-import { existsSync, mkdtempSync, readFileSync, realpathSync, symlinkSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { expect, test, vi } from "vitest";
-import { BackgroundTasks, MAX_TASKS } from "../src/shell.ts";
+import { expect, test } from "vitest";
+import { chooseSandbox } from "../src/sandbox.ts";
+import { BackgroundTasks, MAX_LOG_BYTES, MAX_TASKS } from "../src/shell.ts";
 
 const posix = process.platform !== "win32";
+// Where commands run in a PID namespace of their own (Linux with unshare and user namespaces).
+const namespace = process.platform === "linux" && chooseSandbox().prefix !== undefined;
 
 function folder(): string {
   return realpathSync(mkdtempSync(join(tmpdir(), "agent-code-bg-")));
@@ -30,6 +42,7 @@ test.runIf(posix)(
     await until(async () => (await tasks.output("bg_1")).startsWith("bg_1: exited"));
     const file = readFileSync(join(cwd, log), "utf8");
     expect(file).toBe("one\ntwo\nthree\n");
+    tasks.stopAll();
   },
 );
 
@@ -38,16 +51,15 @@ test.runIf(posix)(
   async () => {
     const cwd = folder();
     const tasks = new BackgroundTasks();
-    await tasks.start(
-      "echo first; touch ready.txt; while [ ! -e go.txt ]; do sleep 0.05; done; echo second",
-      cwd,
-    );
-    await until(() => existsSync(join(cwd, "ready.txt")));
+    await tasks.start("echo first; while [ ! -e go.txt ]; do sleep 0.05; done; echo second", cwd);
+    // The line is in the log once agent-code has copied it from the task's pipe.
+    await until(() => readFileSync(join(cwd, ".agent/bg/bg_1.log"), "utf8") === "first\n");
     expect(await tasks.output("bg_1")).toBe("bg_1: running\nfirst");
     expect(await tasks.output("bg_1")).toBe("bg_1: running\n(no new output)");
     await import("node:fs/promises").then((fs) => fs.writeFile(join(cwd, "go.txt"), ""));
     await until(async () => (await tasks.output("bg_1")) !== "bg_1: running\n(no new output)");
     await until(async () => (await tasks.output("bg_1")).startsWith("bg_1: exited with code 0"));
+    tasks.stopAll();
   },
 );
 
@@ -63,6 +75,7 @@ test.runIf(posix)(
     expect(tasks.stop("bg_1")).toBe("bg_1 had already been stopped");
     await sleep(1_500);
     expect(existsSync(join(cwd, "late.txt"))).toBe(false);
+    tasks.stopAll();
   },
 );
 
@@ -81,24 +94,21 @@ test.runIf(posix)(
 );
 
 test.runIf(posix)(
-  "the log watch that fires after stopAll closed the log stops quietly, with no unhandled rejection",
+  "a session that ends while a task still prints stops it quietly, with no unhandled rejection",
   async () => {
     const cwd = folder();
     const tasks = new BackgroundTasks();
     const rejections: unknown[] = [];
     const note = (reason: unknown) => rejections.push(reason);
     process.on("unhandledRejection", note);
-    vi.useFakeTimers({ toFake: ["setInterval", "clearInterval"] });
     try {
-      await tasks.start("sleep 30", cwd);
-      // The session ends: the log is closed while the killed task has not been seen to exit, and
-      // the watch's next tick comes before that exit does.
+      await tasks.start("yes", cwd);
+      await until(() => statSync(join(cwd, ".agent/bg/bg_1.log")).size > 0);
+      // The session ends: the log's reader is closed while the pipe still holds what `yes` printed.
       tasks.stopAll();
-      vi.advanceTimersByTime(2_000);
-      await sleep(100);
+      await sleep(1_000);
       expect(rejections).toEqual([]);
     } finally {
-      vi.useRealTimers();
       process.off("unhandledRejection", note);
     }
   },
@@ -143,6 +153,7 @@ test.runIf(posix)("a task that ends at once, or cannot start, is seen to end", a
     else process.env.AGENT_CODE_SHELL = saved;
   }
   await until(async () => (await tasks.output("bg_2")).startsWith("bg_2: could not be started"));
+  tasks.stopAll();
 });
 
 test.runIf(posix)("a second session goes on past the logs an earlier one left", async () => {
@@ -152,7 +163,8 @@ test.runIf(posix)("a second session goes on past the logs an earlier one left", 
   first.stopAll();
   const second = new BackgroundTasks();
   expect(await second.start("echo two", cwd)).toBe(".agent/bg/bg_2.log");
-  await until(async () => (await second.output("bg_2")) === "bg_2: exited with code 0\ntwo");
+  await until(async () => (await second.output("bg_2")).startsWith("bg_2: exited with code 0"));
+  expect(readFileSync(join(cwd, ".agent/bg/bg_2.log"), "utf8")).toBe("two\n");
   second.stopAll();
 });
 
@@ -161,15 +173,77 @@ test.runIf(posix)(
   async () => {
     const cwd = folder();
     const tasks = new BackgroundTasks();
-    // 100,000 lines of 8 bytes: 800,000 bytes, of which 4,000 + 8,000 are shown.
-    await tasks.start("seq 1000001 1100000", cwd);
+    // 100,000 lines of 8 bytes: 800,000 bytes, of which 4,000 + 8,000 are shown. The task waits
+    // for go.txt, so it is still running when the whole part has been logged.
+    await tasks.start("seq 1000001 1100000; while [ ! -e go.txt ]; do sleep 0.05; done", cwd);
     await until(
       async () => (await readFileSync(join(cwd, ".agent/bg/bg_1.log"))).length === 800_000,
     );
     const text = await tasks.output("bg_1");
-    expect(text.startsWith("bg_1: exited with code 0\n1000001\n1000002\n")).toBe(true);
+    expect(text.startsWith("bg_1: running\n1000001\n1000002\n")).toBe(true);
     expect(text.endsWith("1099999\n1100000")).toBe(true);
     expect(text).toContain("\n[output cut: 788000 bytes in the middle not shown]\n");
     tasks.stopAll();
   },
+);
+
+test.runIf(posix)(
+  "a task that floods its log is stopped with exactly MAX_LOG_BYTES written",
+  async () => {
+    const cwd = folder();
+    try {
+      const tasks = new BackgroundTasks();
+      await tasks.start("cat /dev/zero", cwd);
+      await until(async () => (await tasks.output("bg_1")).startsWith("bg_1: stopped"), 60_000);
+      expect((await tasks.output("bg_1")).split("\n")[0]).toBe(
+        `bg_1: stopped: its log passed ${MAX_LOG_BYTES} bytes`,
+      );
+      expect(statSync(join(cwd, ".agent/bg/bg_1.log")).size).toBe(MAX_LOG_BYTES);
+      tasks.stopAll();
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  },
+  60_000,
+);
+
+// The processes whose arguments hold `mark` (a zombie has none: it is dead already).
+function processesWith(mark: string): number[] {
+  return readdirSync("/proc")
+    .filter((name) => /^\d+$/.test(name))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").includes(mark);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+test.runIf(namespace)(
+  "a task sees no process above it, and kill_shell stops what it started in a session of its own",
+  async () => {
+    const cwd = folder();
+    // A sleep no other test or process runs: its seconds carry this process's id.
+    const mark = `30.${process.pid}`;
+    const tasks = new BackgroundTasks();
+    try {
+      await tasks.start(
+        `echo "parent $PPID"; setsid -f sleep ${mark}; touch started.txt; sleep 30`,
+        cwd,
+      );
+      await until(() => existsSync(join(cwd, "started.txt")));
+      // Its first line is in the log once agent-code has copied it from the pipe.
+      const log = join(cwd, ".agent/bg/bg_1.log");
+      await until(() => readFileSync(log, "utf8") === "parent 1\n");
+      expect(processesWith(mark)).toHaveLength(1);
+      expect(tasks.stop("bg_1")).toBe("Stopped bg_1");
+      await until(() => processesWith(mark).length === 0, 10_000);
+    } finally {
+      tasks.stopAll();
+      for (const pid of processesWith(mark)) process.kill(pid, "SIGKILL");
+    }
+  },
+  30_000,
 );

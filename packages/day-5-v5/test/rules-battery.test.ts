@@ -36,7 +36,8 @@ const RULES = [
 const RM = "Bash(rm:*)";
 const CURL = "Bash(curl:*)";
 
-const QUESTION = "Run this command? [y/N]";
+// A command of several lines has its count in the question: `Run this command? (2 lines) [y/N]`.
+const QUESTION = /Run this command\?(?: \(\d+ lines\))? \[y\/N\]/;
 const REJECTED = "the user rejected this command; it was not run";
 
 // asks: the person is asked and says no. denied: a deny rule refuses it unasked, by name.
@@ -637,7 +638,7 @@ function shown(text: string | RegExp): string {
 }
 
 function asked(o: Observed): boolean {
-  return o.stdout.includes(QUESTION);
+  return QUESTION.test(o.stdout);
 }
 
 function judge(message: string, check: (o: Observed) => boolean): Scenario["judgements"][number] {

@@ -186,9 +186,13 @@ function untrustedNote(o: Observed): string {
   return `note: ${PROJECT}: 1 allow rule and defaultMode ignored: this directory is not in trustedDirs (${userFile(o)})`;
 }
 
+// No note about the settings: a note of another kind (that commands run without a PID namespace,
+// where none can be had) is no sign of rules ignored.
 function noNote(docs: string, why: string): Judgement {
-  return judge(docs, `${why}: stderr should hold no \`note:\` line`, (o) =>
-    o.stderr.split(/\r?\n/).every((line) => !line.startsWith("note: ")),
+  return judge(docs, `${why}: stderr should hold no \`note:\` line about the settings`, (o) =>
+    o.stderr
+      .split(/\r?\n/)
+      .every((line) => !line.startsWith("note: ") || !/settings|\.agent\//.test(line)),
   );
 }
 

@@ -4,6 +4,9 @@ import { type Tool, type ToolContext, ToolError } from "./index.ts";
 
 const DEFAULT_TIMEOUT_S = 30;
 const MAX_TIMEOUT_S = 600;
+// Far more than a command line a person reads before saying yes, and far less than the 128 KiB a
+// single argument may be on Linux.
+const MAX_COMMAND_BYTES = 64 * 1024;
 
 const CONTROLS =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
@@ -13,6 +16,16 @@ const CONTROLS =
 // mark could hide part of the command, so each shows as U+FFFD. Newlines and tabs stay.
 function visibleCommand(command: string): string {
   return command.replace(CONTROLS, "\ufffd");
+}
+
+// Shows the command and returns the question to ask about it. A command of several lines is shown
+// whole, each line indented under the first (none passes for a line of agent-code's own), and the
+// question says how many there are: by the time it is asked, the first may have scrolled away.
+function showCommand(command: string, ctx: ToolContext): string {
+  const [first = "", ...more] = visibleCommand(command).split("\n");
+  ctx.ui.print(`Command: ${first}`);
+  for (const line of more) ctx.ui.print(`${" ".repeat("Command: ".length)}${line}`);
+  return more.length === 0 ? "Run this command?" : `Run this command? (${more.length + 1} lines)`;
 }
 
 // Runs `command` in the working directory once the person approves it. A non-zero exit is data
@@ -26,12 +39,22 @@ export async function bash(args: Record<string, unknown>, ctx: ToolContext): Pro
   if (!Number.isInteger(timeout) || timeout < 1 || timeout > max) {
     throw new ToolError(`bad arguments for bash: timeout must be between 1 and ${max} seconds`);
   }
+  // A NUL would end the argument where the system reads it: no shell is ever given the whole line.
+  if (command.includes("\0")) {
+    throw new ToolError("the command holds a NUL byte, which no shell can run");
+  }
+  const bytes = Buffer.byteLength(command);
+  if (bytes > MAX_COMMAND_BYTES) {
+    throw new ToolError(
+      `the command is ${bytes} bytes long; agent-code runs commands of at most ${MAX_COMMAND_BYTES} bytes`,
+    );
+  }
   const shell = findShell();
   if (ctx.alwaysAllowed?.has(command) === true) {
     ctx.ui.print(`Command: ${visibleCommand(command)} (allowed for this session)`);
   } else {
-    ctx.ui.print(`Command: ${visibleCommand(command)}`);
-    const answer = await ctx.ui.approve("Run this command?");
+    const question = showCommand(command, ctx);
+    const answer = await ctx.ui.approve(question);
     if (answer === "no") throw new ToolError("the user rejected this command; it was not run");
     // Exactly this command line, and only until agent-code exits: nothing is written down.
     if (answer === "always") ctx.alwaysAllowed?.add(command);
@@ -41,9 +64,16 @@ export async function bash(args: Record<string, unknown>, ctx: ToolContext): Pro
     cwd: ctx.cwd,
     timeoutMs: timeout * 1000,
     signal: ctx.signal,
-  });
+  }).catch(cannotStart);
   if (outcome.stopped) throw new ToolError(outcome.text);
   return outcome.text;
+}
+
+// A shell that cannot be started (not there, not executable, an argument the system refuses) is
+// a refusal the model reads in one line, not a failure of agent-code.
+function cannotStart(error: Error): never {
+  if (error instanceof ToolError) throw error;
+  throw new ToolError(`the command could not be started: ${error.message.split("\n")[0]}`);
 }
 
 export const bashTool: Tool = {
