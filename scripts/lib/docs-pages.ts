@@ -85,12 +85,19 @@ export function pagePaths(root: string): string[] {
     ? readdirSync(join(root, "docs"), { recursive: true, encoding: "utf8" })
         .filter((file) => file.endsWith(".md"))
         .map((file) => `docs/${file.split("\\").join("/")}`)
-        .sort()
+        .sort(byPageName)
     : [];
   const packages = readdirSync(join(ROOT, "packages"))
     .sort()
     .map((name) => `packages/${name}/README.md`);
   return [...docs, ...OTHER_PAGES, ...packages].filter((file) => existsSync(treePath(root, file)));
+}
+
+// A day's first page before its parts (`day-5.md`, then `day-5-approve.md`), as a learner reads
+// them: a lesson whose steps run over two pages is replayed in that order.
+function byPageName(a: string, b: string): number {
+  const name = (file: string) => file.replace(/\.md$/, "");
+  return name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0;
 }
 
 export function scanPage(file: string, text: string): ScannedPage {

@@ -41,9 +41,11 @@ export const COURSE: CourseGroup[] = [
     text: "Day 5",
     entries: [
       { page: "day-5.md", steps: true },
+      { page: "day-5-approve.md", steps: true },
       { page: "day-5-gate.md", steps: true },
       { page: "day-5-tasks.md", steps: true },
       { page: "day-5-rules.md", steps: true },
+      { page: "day-5-rules-gate.md", steps: true },
     ],
   },
   {

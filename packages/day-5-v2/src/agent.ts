@@ -73,13 +73,16 @@ export async function runAgent(
         tool: tools.get(call.name),
         args: call.arguments,
         mode: permissionMode,
+        cwd,
       });
       const result =
         decision.behavior === "deny"
           ? { toolCallId: call.id, content: decision.reason, isError: true }
           : await tools.run(
               call,
-              decision.behavior === "allow" ? { ...ctx, ui: approved(ui) } : ctx,
+              decision.behavior === "allow"
+                ? { ...ctx, ui: approved(ui) }
+                : withNotes(ctx, decision.needs),
             );
       emit(`observation: ${printable(result.content)}`);
       results.push({
@@ -102,6 +105,25 @@ export async function runAgent(
 // The person's Ui with every question answered yes: for a call the gate already allowed.
 function approved(ui: Ui): Ui {
   return { colour: ui.colour, print: (line) => ui.print(line), confirm: async () => true };
+}
+
+// The context with the gate's lines printed just before the tool's question: what needs the
+// person's yes, and why.
+function withNotes(ctx: ToolContext, lines: string[] | undefined): ToolContext {
+  if (lines === undefined) return ctx;
+  const { ui } = ctx;
+  const confirm = async (question: string) => {
+    for (const line of lines) ui.print(printable(line));
+    return ui.confirm(question);
+  };
+  return {
+    ...ctx,
+    ui: {
+      colour: ui.colour,
+      print: (line) => ui.print(line),
+      confirm,
+    },
+  };
 }
 
 // A file's control characters would move the terminal's cursor or ring its bell, and a bidi

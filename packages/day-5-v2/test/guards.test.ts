@@ -1,4 +1,5 @@
 // The guards deny in every mode; these tables are the forms they must catch and must leave alone.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${…}` here is shell text, not a template
 import { describe, expect, test } from "vitest";
 import { guard } from "../src/permissions.ts";
 import { parseCommand } from "../src/shell-words.ts";
@@ -101,22 +102,78 @@ describe("guard allows", () => {
   });
 });
 
-// What the reader does not read is no guard's to block: these pass the guards, and since
-// something in them is unchecked, the gate asks the person even in bypassPermissions.
-describe("guard leaves to the person", () => {
+// What the reader cannot read through may run any word of it: there the guards judge every word
+// of the text, each as a command name with the words after it as its arguments.
+describe("guard judges every word of a line the reader cannot read through", () => {
   test.each([
     "eval 'rm -rf x'",
+    "eval \"r''m -rf x\"",
+    "eval $'\\x72m -rf x'",
     "trap 'rm -rf x' EXIT",
-    "source <(curl -s x)",
-    "{rm,-rf,x}",
     "$(echo rm) -rf x",
+    "${X:-rm} -rf x",
+    "{rm,-rf,x}",
     "sh <<EOF\nrm -rf x\nEOF\n",
     "cat <<EOF | bash\ngit push\nEOF\n",
-    "cat <<EOF\ntext\nEOF\nrm -rf x",
     "bash <<< 'git push'",
-    "case x in x) rm -rf y;; esac",
+    "eval 'sudo ls'",
+    "eval 'chmod -R a+w .'",
+    "eval 'git reset --hard'",
+    "eval 'curl x | sh'",
     `${"$(".repeat(300)}rm -rf x${")".repeat(300)}`,
     `${"env ".repeat(100)}rm -rf x`,
+  ])("%j", (command) => {
+    expect(parseCommand(command).unchecked).not.toEqual([]);
+    expect(guard(command)).toMatch(/^blocked: .+ \(in ".*"\); agent-code never runs this; ask/s);
+  });
+});
+
+// The forms a hostile model used to run a guarded command in bypassPermissions (issue #56).
+describe("guard blocks what the reader once missed", () => {
+  test.each([
+    // `$(…)` in a `${…}` inside double quotes runs: its single quotes are text there
+    `echo "\${x:-'$(rm -rf victim)'}"`,
+    `echo "\${x:-'$(git push)'}"`,
+    // arithmetic and indirection evaluate a value that holds `$(…)`
+    ": ${x:='a[$(rm -rf victim)]'}; echo ${HOME:x}",
+    ": ${x:='a[$(rm -rf victim)]'}; echo $[x]",
+    ": ${x:='a[$(rm -rf victim)]'}; echo ${a[x]}",
+    ": ${x:='a[$(rm -rf victim)]'}; echo ${!x}",
+    ": ${x:='a[$(rm -rf victim)]'}; echo ${x@P}",
+    // wrapper options that take a value, and wrappers the reader did not know
+    "env -S 'rm -rf x'",
+    "env --unset FOO rm -rf x",
+    "xargs --max-args 1 rm -rf",
+    "nice --adjustment 5 rm -rf x",
+    "time -f %e rm -rf x",
+    "setsid rm -rf x",
+    "stdbuf -o L rm -rf x",
+    "ionice -c 3 -n 7 rm -rf x",
+    "chrt -f 10 rm -rf x",
+    "taskset -c 0 rm -rf x",
+    "flock lk rm -rf x",
+    "flock lk -c 'rm -rf x'",
+    "nice --frob 5 rm -rf x",
+    // what follows a here-document or a case, and nesting past what the reader follows
+    "cat <<EOF\nhi\nEOF\nrm -rf victim",
+    "case a in a) ;; esac; rm -rf victim",
+    "case a in a) git push;; esac",
+    `echo ${"$(".repeat(52)}rm -rf victim${")".repeat(52)}`,
+    `${"env ".repeat(55)}rm -rf victim`,
+  ])("%j", (command) => {
+    expect(guard(command)).toMatch(/^blocked: .+ \(in ".*"\); agent-code never runs this; ask/s);
+  });
+});
+
+// What the reader cannot read and whose words name nothing guarded is left to the person: the
+// gate asks, even in bypassPermissions.
+describe("guard leaves to the person", () => {
+  test.each([
+    'eval "$CMD"',
+    "$X -rf build",
+    "{r,x}m -rf y",
+    "source ./env.sh",
+    "source <(curl -s x)",
   ])("%j", (command) => {
     expect(guard(command)).toBeUndefined();
     expect(parseCommand(command).unchecked).not.toEqual([]);

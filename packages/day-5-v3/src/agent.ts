@@ -73,13 +73,16 @@ export async function runAgent(
         tool: tools.get(call.name),
         args: call.arguments,
         mode: permissionMode,
+        cwd,
       });
       const result =
         decision.behavior === "deny"
           ? { toolCallId: call.id, content: decision.reason, isError: true }
           : await tools.run(
               call,
-              decision.behavior === "allow" ? { ...ctx, ui: approved(ui) } : ctx,
+              decision.behavior === "allow"
+                ? { ...ctx, ui: approved(ui) }
+                : withNotes(ctx, decision.needs),
             );
       emit(`observation: ${printable(result.content)}`);
       results.push({
@@ -106,6 +109,26 @@ function approved(ui: Ui): Ui {
     print: (line) => ui.print(line),
     confirm: async () => true,
     choose: (prompt, options) => ui.choose(prompt, options),
+  };
+}
+
+// The context with the gate's lines printed just before the tool's question: what needs the
+// person's yes, and why.
+function withNotes(ctx: ToolContext, lines: string[] | undefined): ToolContext {
+  if (lines === undefined) return ctx;
+  const { ui } = ctx;
+  const confirm = async (question: string) => {
+    for (const line of lines) ui.print(printable(line));
+    return ui.confirm(question);
+  };
+  return {
+    ...ctx,
+    ui: {
+      colour: ui.colour,
+      print: (line) => ui.print(line),
+      confirm,
+      choose: (prompt, options) => ui.choose(prompt, options),
+    },
   };
 }
 

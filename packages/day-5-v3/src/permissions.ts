@@ -1,13 +1,18 @@
 // One gate for every tool call: it decides, before the tool runs, whether the call runs, asks the
 // person first, or is refused. Guards that no mode lifts come first; then the mode decides.
+import { realpathSync } from "node:fs";
+import { relative, resolve, sep } from "node:path";
+import { resolveInside } from "./fs-safety.ts";
 import {
   commandName,
+  type ParsedCommand,
   type Pipeline,
   parseCommand,
   SHELLS,
   type SimpleCommand,
   withoutWrappers,
 } from "./shell-words.ts";
+import { unrunnable } from "./tools/bash.ts";
 import type { Tool } from "./tools/index.ts";
 
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
@@ -15,7 +20,8 @@ export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 export type Decision =
   | { behavior: "allow" }
-  | { behavior: "ask" }
+  // `needs`: lines for the question, each saying what needs the person's yes, and why.
+  | { behavior: "ask"; needs?: string[] }
   | { behavior: "deny"; reason: string };
 
 export interface PermissionRequest {
@@ -23,10 +29,21 @@ export interface PermissionRequest {
   tool: Tool | undefined;
   args: unknown;
   mode: PermissionMode;
+  // The working folder, where the paths a call names are read from.
+  cwd: string;
 }
 
 // Tools that change files, which acceptEdits lets through without a question.
 const EDIT_TOOLS = new Set(["file_write", "file_edit"]);
+
+// Folders no mode writes in without a question, by their names in lower case: git runs what
+// `.git` holds (a hook, a `core.fsmonitor` in its config) the next time the person uses it, and
+// `.agent` is agent-code's own. A folder of the name anywhere counts: a nested repository runs its
+// hooks too, and macOS and Windows find `.GIT` as `.git`.
+const PROTECTED = new Map([
+  [".git", "git runs what it holds"],
+  [".agent", "agent-code's own folder"],
+]);
 
 // The arguments up to `--`: after it, `-rf` is a file name. GNU tools take options after
 // operands too (`rm x -rf`), so every argument before `--` counts.
@@ -104,6 +121,57 @@ function downloadsIntoShell(pipeline: Pipeline, known: Map<SimpleCommand, string
   return false;
 }
 
+// Every word of a command the reader could not read through, for the guards (and rules) to judge
+// as a possible command name with the words after it as its arguments: the text split at blanks
+// and shell punctuation, once with quotes and backslashes as breaks and once without them (`r''m`),
+// and the reader's unquoted words (`$'\x72m'`). `${x:-` goes first, so its word stands alone.
+function looseWords(command: string, parsed: ParsedCommand): string[][] {
+  const words = parsed.commands.map((simple) => simple.words.join(" ")).join("\n");
+  return [command, command.replace(/['"\\]/g, ""), words].map((text) =>
+    text
+      .replace(/\$\{[#!]?\w*:?[-=+?#%/^,@]*/g, " ")
+      .split(/[\s;&|()<>`$'"{}=,\\]+/)
+      .filter((word) => word !== ""),
+  );
+}
+
+// The guards over loose words, in one pass from the end: a guarded name with what makes it so
+// anywhere after it (`rm` with a recursive and a force option, `git` with `push`), and the words
+// from the name to the last of those. Looser than deniedWords on purpose.
+function looselyDenied(words: string[]): [string, string] | undefined {
+  const at = { recursive: -1, force: -1, tree: -1, push: -1, hard: -1, reset: -1, shell: -1 };
+  const found = (i: number, what: string, ...to: number[]): [string, string] => [
+    what,
+    words.slice(i, Math.max(i, ...to) + 1).join(" "),
+  ];
+  for (let i = words.length - 1; i >= 0; i--) {
+    const word = words[i] ?? "";
+    const name = commandName([word]).toLowerCase();
+    if (name === "rm" && at.recursive > i && at.force > i) {
+      return found(i, "rm -rf deletes without asking", at.recursive, at.force);
+    }
+    if (/^(?:sudo|su|doas)$/.test(name)) return found(i, `${name} runs as another user`);
+    if (/^ch(?:mod|own|grp)$/.test(name) && at.tree > i) {
+      return found(i, `${name} -R changes every file below`, at.tree);
+    }
+    if (name === "git" && at.push > i) return found(i, "git push publishes commits", at.push);
+    if (name === "git" && at.reset > i) {
+      return found(i, "git reset --hard discards changes", at.reset, at.hard);
+    }
+    if (/^(?:curl|wget)$/.test(name) && at.shell > i) {
+      return found(i, "curl | sh runs what it downloads", at.shell);
+    }
+    if (isShort(word, /[rR]/) || isLong(word, "recursive", 1)) at.recursive = i;
+    if (isShort(word, /f/) || isLong(word, "force", 1)) at.force = i;
+    if (isShort(word, /R/) || isLong(word, "recursive", 3)) at.tree = i;
+    if (isLong(word, "hard", 2)) at.hard = i;
+    if (word === "reset" && at.hard > i) at.reset = i;
+    if (word === "push") at.push = i;
+    if (SHELLS.has(name)) at.shell = i;
+  }
+  return undefined;
+}
+
 // The guards: what agent-code refuses in every mode, bypassPermissions too. They read the parsed
 // command, so quoting, wrappers, `sh -c`, `&&`, `;`, `|` or `$(…)` do not hide a command from them.
 // A seatbelt, not a sandbox: `python -c`, `find -exec` or a script file still run what they like.
@@ -121,6 +189,13 @@ export function guard(command: string): string | undefined {
       return blocked("curl | sh runs what it downloads", pipeline.text);
     }
   }
+  // What the reader could not read may run any word of it: each word is judged as a command.
+  // Some lines are refused that would not have run a guarded command; the person can run those.
+  if (parsed.unchecked.length === 0) return undefined;
+  for (const words of looseWords(command, parsed)) {
+    const found = looselyDenied(words);
+    if (found !== undefined) return blocked(...found);
+  }
   return undefined;
 }
 
@@ -130,11 +205,34 @@ function commandOf(args: unknown): string | undefined {
   return typeof command === "string" ? command : undefined;
 }
 
-export function decide({ tool, args, mode }: PermissionRequest): Decision {
+// The question's line for a file tool's write into a protected folder, by the path it was given
+// or by where that really leads (`src/g -> ../.git`), naming the path that is protected; else
+// undefined.
+function protectedWrite(args: unknown, cwd: string): string | undefined {
+  const input =
+    typeof args === "object" && args !== null ? (args as Record<string, unknown>).file_path : "";
+  if (typeof input !== "string" || input === "") return undefined;
+  const paths = [relative(cwd, resolve(cwd, input))];
+  try {
+    paths.push(relative(realpathSync.native(cwd), resolveInside(cwd, input)));
+  } catch {
+    // Outside the folder, or not there to follow: the tool refuses it before it asks anything.
+  }
+  for (const path of paths) {
+    const parts = path.split(sep);
+    const why = parts.map((part) => PROTECTED.get(part.toLowerCase())).find(Boolean);
+    if (why !== undefined) return `  needs approval: ${parts.join("/")} (a protected path: ${why})`;
+  }
+  return undefined;
+}
+
+export function decide({ tool, args, mode, cwd }: PermissionRequest): Decision {
   if (tool === undefined) return { behavior: "ask" };
   // 1. Guards hold in every mode, bypassPermissions included.
   const command = tool.name === "bash" ? commandOf(args) : undefined;
-  const blocked = command === undefined ? undefined : guard(command);
+  // A command no shell is given (a NUL, over 64 KiB) is refused before anything reads it, so the
+  // reader's and the rules' work stays bounded.
+  const blocked = command === undefined ? undefined : (unrunnable(command) ?? guard(command));
   if (blocked !== undefined) return { behavior: "deny", reason: blocked };
   // 2. Plan mode looks and asks; it changes nothing.
   if (mode === "plan") {
@@ -146,13 +244,16 @@ export function decide({ tool, args, mode }: PermissionRequest): Decision {
   }
   // 3. What only reads runs.
   if (tool.readOnly === true) return { behavior: "allow" };
-  // 4. The modes that trust more. A command the parser could not read through (eval, a variable
+  // 4. A write into a protected folder is asked about in every mode that writes, bypass included.
+  const guarded = EDIT_TOOLS.has(tool.name) ? protectedWrite(args, cwd) : undefined;
+  if (guarded !== undefined) return { behavior: "ask", needs: [guarded] };
+  // 5. The modes that trust more. A command the parser could not read through (eval, a variable
   // as the command name) may hide what a guard would stop: it is asked about even in bypass.
   if (mode === "bypassPermissions") {
     const readable = command === undefined || parseCommand(command).unchecked.length === 0;
     return readable ? { behavior: "allow" } : { behavior: "ask" };
   }
   if (mode === "acceptEdits" && EDIT_TOOLS.has(tool.name)) return { behavior: "allow" };
-  // 5. Everything else asks: commands, file changes, the web.
+  // 6. Everything else asks: commands, file changes, the web.
   return { behavior: "ask" };
 }

@@ -45,10 +45,23 @@ export const SANDBOX_VARIABLE = "AGENT_CODE_SANDBOX";
 const INIT = ["unset PWD", "exec 3>&2 2>/dev/null", '("$@") 2>&3 3>&-', "s=$?", 'exit "$s"'].join(
   "\n",
 );
+
 const NAMESPACES = ["--pid", "--fork", "--mount-proc", "--kill-child"];
+
 // No capabilities left for the command: with them it could unmount the new /proc and find the old
 // one below it.
 const DROP_CAPABILITIES = ["setpriv", "--bounding-set=-all", "--inh-caps=-all", "--"];
+
+function sandboxCandidates(uid: number): string[][] {
+  const init = ["/bin/sh", "-c", INIT, "sh"];
+  if (uid === 0) return [["unshare", ...NAMESPACES, "--", ...DROP_CAPABILITIES, ...init]];
+  // Mapped to agent-code's own uid, the command is no root in the namespace and holds no
+  // capabilities once started; util-linux before 2.38 has only --map-root-user.
+  return [
+    ["unshare", "--user", "--map-current-user", ...NAMESPACES, "--", ...init],
+    ["unshare", "--user", "--map-root-user", ...NAMESPACES, "--", ...DROP_CAPABILITIES, ...init],
+  ];
+}
 
 // The wrapper this machine can run, tried with a command that checks it is in a namespace of its
 // own; else why not.
@@ -71,17 +84,6 @@ export function chooseSandbox(env: NodeJS.ProcessEnv = process.env): {
     prefix: undefined,
     why: "`unshare --pid --mount-proc` does not run here: no util-linux, or no user namespaces",
   };
-}
-
-function sandboxCandidates(uid: number): string[][] {
-  const init = ["/bin/sh", "-c", INIT, "sh"];
-  if (uid === 0) return [["unshare", ...NAMESPACES, "--", ...DROP_CAPABILITIES, ...init]];
-  // Mapped to agent-code's own uid, the command is no root in the namespace and holds no
-  // capabilities once started; util-linux before 2.38 has only --map-root-user.
-  return [
-    ["unshare", "--user", "--map-current-user", ...NAMESPACES, "--", ...init],
-    ["unshare", "--user", "--map-root-user", ...NAMESPACES, "--", ...DROP_CAPABILITIES, ...init],
-  ];
 }
 
 // Outside a namespace a command can read /proc/<pid>/environ of agent-code: the variables it was

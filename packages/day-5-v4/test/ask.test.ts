@@ -61,6 +61,7 @@ test("options that are not strings are refused", async () => {
 
 test.each(PERMISSION_MODES)("in %s mode the gate lets the model ask", (mode) => {
   const tool = defaultTools().get("ask_user_question");
-  expect(decide({ tool, args: ARGS, mode }).behavior).not.toBe("deny");
-  if (mode === "plan") expect(decide({ tool, args: ARGS, mode }).behavior).toBe("allow");
+  expect(decide({ tool, args: ARGS, mode, cwd: process.cwd() }).behavior).not.toBe("deny");
+  if (mode === "plan")
+    expect(decide({ tool, args: ARGS, mode, cwd: process.cwd() }).behavior).toBe("allow");
 });

@@ -76,7 +76,12 @@ const table: [string, string, string[][], string[]][] = [
   [">(…) process substitution", "a > >(b)", [["b"], ["a"]], []],
   ["<(…) in double quotes is text", 'echo "<(a)"', [["echo", "<(a)"]], []],
   ["$(…) in ${…}", "echo ${x:-$(a)}", [["a"], ["echo", "${x:-$(a)}"]], []],
-  ["$(…) in ${…} in double quotes", 'echo "${x:-`a`}"', [["a"], ["echo", "${x:-`a`}"]], []],
+  [
+    "$(…) in ${…} in double quotes",
+    'echo "${x:-`a`}"',
+    [["a"], ["echo", "${x:-`a`}"]],
+    ["a parameter operator inside double quotes"],
+  ],
   ["a quoted } in ${…}", "echo ${x:-'}'} b", [["echo", "${x:-'}'}", "b"]], []],
   // quoting
   ["double and single quotes", "\"git\" 'push'", [["git", "push"]], []],
@@ -160,19 +165,75 @@ const table: [string, string, string[][], string[]][] = [
     [["echo", "{a,b}", "{c,d}", "{x}", "{}"]],
     [],
   ],
-  // what is never auto-allowed
+  // here-documents: the body is text, where substitutions run unless the delimiter is quoted
   [
-    "a here-document: neither its body nor what follows is read",
-    "cat <<EOF\nrm -rf x\n$(a)\nEOF\necho done",
-    [["cat"]],
-    ["here-document"],
+    "a here-document: its body's substitutions, then the commands after it",
+    "cat <<EOF\nrm -rf x\n$(a) `b` \\$(c) '$(d)'\nEOF\necho done",
+    [["cat"], ["a"], ["b"], ["d"], ["echo", "done"]],
+    [],
   ],
   [
-    "a here-document: the rest of its line is read",
+    "a here-document: the rest of its line comes before its body",
     "cat <<-'EOF' | b $(c)\n\t$(a)\n\tEOF\nd",
-    [["cat"], ["c"], ["b", "$(c)"]],
-    ["here-document"],
+    [["cat"], ["c"], ["b", "$(c)"], ["d"]],
+    [],
   ],
+  [
+    "a quoted delimiter in any spelling keeps the body text",
+    "a <<\\E\n$(b)\nE\nc <<E'F'\n$(b)\nEF\nd",
+    [["a"], ["c"], ["d"]],
+    [],
+  ],
+  [
+    "two here-documents on a line, bodies in order",
+    "a <<X; b <<Y\n$(c)\nX\n$(d)\nY\ne",
+    [["a"], ["b"], ["c"], ["d"], ["e"]],
+    [],
+  ],
+  [
+    "a line continued with \\ can make the delimiter line",
+    "cat <<EOF\nEO\\\nF\nrm -rf x\nEOF",
+    [["cat"], ["rm", "-rf", "x"], ["EOF"]],
+    [],
+  ],
+  ["\\\\ at the end of a line continues nothing", "cat <<EOF\na\\\\\nEOF\nb", [["cat"], ["b"]], []],
+  [
+    "<<- strips the tabs before the delimiter, not spaces",
+    "cat <<-EOF\n\t\tEOF\na\ncat <<-EOF\n  EOF\nEOF\nb",
+    [["cat"], ["a"], ["cat"], ["b"]],
+    [],
+  ],
+  [
+    "a here-document started in $(…) ends in it",
+    "a $(b <<EOF\n$(c)\nEOF\n) d",
+    [["b"], ["c"], ["a", "$(b <<EOF\n$(c)\nEOF\n)", "d"]],
+    [],
+  ],
+  [
+    "a newline inside $(…) is not where the body starts",
+    "cat <<EOF; echo $(a\n)\n$(b)\nEOF\nc",
+    [["cat"], ["a"], ["echo", "$(a\n)"], ["b"], ["c"]],
+    [],
+  ],
+  [
+    "a here-document with no delimiter line runs to the end",
+    "cat <<EOF\n$(a)\nb",
+    [["cat"], ["a"]],
+    [],
+  ],
+  // case: the word, the patterns and every item's commands
+  [
+    "case: each item's commands, and what follows",
+    "case $(a) in b|$(c)) d;; (e) f; g;& *) h;;& esac; i",
+    [["a"], ["c"], ["d"], ["f"], ["g"], ["h"], ["i"]],
+    [],
+  ],
+  ["case on several lines", "case x in\n  a)\n    b\n    ;;\nesac", [["b"]], []],
+  ["an empty case", "case x in esac; a", [["a"]], []],
+  ["esac as an argument", "case x in x) echo esac;; esac", [["echo", "esac"]], []],
+  ["case without in", "case x y) a;; esac", [], ["case"]],
+  ["an unclosed case", "case x in x) a;;", [["a"]], ['a missing "esac"']],
+  // what is never auto-allowed
   ["a variable as the name", "$CMD x", [["$CMD", "x"]], ["an expansion as the command name"]],
   [
     "${…} as the name",
@@ -222,12 +283,11 @@ const table: [string, string, string[][], string[]][] = [
     [["ls"], ["f", "in", "$(ls)"], ["rm", "$f"]],
     ["for"],
   ],
-  ["case is not read", "case $x in a) b;; esac; c", [], ["case"]],
   [
     "case inside $(…)",
     "echo $(case a in a) b;; esac) c",
-    [["echo", "$(case a in a) b;; esac) c"]],
-    ["case"],
+    [["b"], ["echo", "$(case a in a) b;; esac)", "c"]],
+    [],
   ],
   ["a function definition", "f() { a; }; f", [["f"], ["a"], ["f"]], ["function"]],
   ["the function keyword", "function f { a; }", [["a"]], ["function"]],
@@ -250,6 +310,103 @@ const table: [string, string, string[][], string[]][] = [
   ],
   ["an arithmetic command", "(( i++ ))", [["i++"]], ["arithmetic"]],
   // `&>` before `(` is no redirect the reader knows: it used to loop there for ever, growing a list.
+  // expansions that evaluate text again, where `x='a[$(cmd)]'` runs cmd, or assign
+  [
+    "${!x} is indirection",
+    "echo ${!x} ${!} ${#x}",
+    [["echo", "${!x}", "${!}", "${#x}"]],
+    ["indirection"],
+  ],
+  [
+    "${x@P} is a transformation",
+    "echo ${x@P}",
+    [["echo", "${x@P}"]],
+    ["a parameter transformation"],
+  ],
+  [
+    "${x:1} is arithmetic",
+    "echo ${x:1} ${@:2:1}",
+    [["echo", "${x:1}", "${@:2:1}"]],
+    ["arithmetic"],
+  ],
+  ["${a[i]} is arithmetic", "echo ${a[i]}", [["echo", "${a[i]}"]], ["arithmetic"]],
+  [
+    "${a[@]} and ${a[0]} are not",
+    'echo ${a[@]} "${a[0]}" ${#a[*]}',
+    [["echo", "${a[@]}", "${a[0]}", "${#a[*]}"]],
+    [],
+  ],
+  ["$[…] is arithmetic", "echo $[x + $(a)]", [["a"], ["echo", "$[x + $(a)]"]], ["arithmetic"]],
+  [
+    "${x:=…} assigns",
+    ": ${x:='a[$(a)]'} ${y=b}",
+    [[":", "${x:='a[$(a)]'}", "${y=b}"]],
+    ["an assignment in a parameter expansion"],
+  ],
+  [
+    "single quotes in a quoted ${…} are text: its $(…) runs",
+    `echo "\${x:-'$(a)'}" \${x:-'$(b)'}`,
+    [["a"], ["echo", "${x:-'$(a)'}", "${x:-'$(b)'}"]],
+    ["a parameter operator inside double quotes"],
+  ],
+  [
+    'a quoted ${…} with "…" inside',
+    'echo "${x:-"$(a)"}"',
+    [["a"], ["echo", '${x:-"$(a)"}']],
+    ["a parameter operator inside double quotes"],
+  ],
+  [
+    "${ cmd; } is unknown",
+    "echo ${ a; }",
+    [["echo", "${ a; }"]],
+    ["an unknown parameter expansion"],
+  ],
+  [
+    "a subscript in a name a builtin takes",
+    "read 'a[$(b)]'; printf -v 'c[x]' y",
+    [
+      ["read", "a[$(b)]"],
+      ["printf", "-v", "c[x]", "y"],
+    ],
+    ["arithmetic", "indirection"],
+  ],
+  ["declare -i", "declare -i y=x", [["declare", "-i", "y=x"]], ["arithmetic"]],
+  ["declare -n", "declare -n r=x", [["declare", "-n", "r=x"]], ["indirection"]],
+  ["a name in a variable", 'export "$x=1"', [["export", "$x=1"]], ["indirection"]],
+  [
+    "variables bash runs",
+    "PS4='$(a)' b; env BASH_ENV=f c; export ENV=g; read PS4",
+    [["b"], ["env", "BASH_ENV=f", "c"], ["export", "ENV=g"], ["read", "PS4"]],
+    ["a variable bash runs"],
+  ],
+  [
+    "a function in the environment",
+    "env 'BASH_FUNC_a%%=() { b; }' c",
+    [["env", "BASH_FUNC_a%%=() { b; }", "c"]],
+    ["a variable bash runs"],
+  ],
+  [
+    "hash -p names another program",
+    "hash -p /bin/rm ls",
+    [["hash", "-p", "/bin/rm", "ls"]],
+    ["hash"],
+  ],
+  ["fc runs history", "fc -s a", [["fc", "-s", "a"]], ["fc"]],
+  ["mapfile -C runs text", "mapfile -C 'a' b", [["mapfile", "-C", "a", "b"]], ["eval"]],
+  [
+    "an option a wrapper does not know",
+    "nice --frob rm x",
+    [["nice", "--frob", "rm", "x"]],
+    ["an unknown nice option"],
+  ],
+  [
+    "an ambiguous prefix of a long option",
+    "env --i rm",
+    [["env", "--i", "rm"]],
+    ["an unknown env option"],
+  ],
+  ["env -S splits by rules of its own", "env -S 'a b'", [["env", "-S", "a b"]], ["env -S"]],
+  ["{fd}> is a redirect", "{fd}>/dev/null rm -rf x", [["rm", "-rf", "x"]], []],
   ["&>( stops the reader", "echo hi &>(cat); rm x", [["echo", "hi"]], ['an unexpected "&"']],
   ["an unbalanced single quote", "echo 'oops", [["echo", "oops"]], ["unbalanced quote"]],
   ["an unbalanced double quote", 'echo "oops', [["echo", "oops"]], ["unbalanced quote"]],
@@ -275,6 +432,14 @@ describe("parseCommand", () => {
   test("the table covers at least 80 inputs", () => {
     expect(table.length).toBeGreaterThanOrEqual(80);
   });
+
+  test("a brace check over 300,000 commas takes one pass", () => {
+    // A pattern that backtracked took minutes here; this test's own timeout is the bound.
+    const parsed = parseCommand(`echo {${",".repeat(300_000)}`);
+    expect(parsed.commands.map((command) => command.words.length)).toEqual([2]);
+    expect(parsed.unchecked).toEqual([]);
+    expect(guard(`echo {${",".repeat(300_000)} }`)).toBeUndefined();
+  }, 30_000);
 
   test("nesting deeper than the reader follows is unchecked, and the rest is not read", () => {
     const parsed = parseCommand(`echo ${"$(".repeat(60)}a${")".repeat(60)}; b`);
@@ -471,6 +636,162 @@ const wrapped: [string, string[][]][] = [
       ["rm", "x"],
     ],
   ],
+  // Each wrapper's own options: values after `=`, in the next word or attached, long ones by a
+  // prefix of one; then its operands.
+  [
+    "env -u A --unset=B --un C -C /tmp -iv - D=1 ./e=f rm x",
+    [
+      [
+        "env",
+        "-u",
+        "A",
+        "--unset=B",
+        "--un",
+        "C",
+        "-C",
+        "/tmp",
+        "-iv",
+        "-",
+        "D=1",
+        "./e=f",
+        "rm",
+        "x",
+      ],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "env -S'rm -rf' x",
+    [
+      ["env", "-Srm -rf", "x"],
+      ["rm", "-rf", "x"],
+    ],
+  ],
+  [
+    "env --split-string='-u A rm' x",
+    [
+      ["env", "--split-string=-u A rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "nice --adjustment 5 rm x",
+    [
+      ["nice", "--adjustment", "5", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "nice --adj 5 -n5 --5 rm x",
+    [
+      ["nice", "--adj", "5", "-n5", "--5", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "xargs --max-args 1 -I{} -i rm {}",
+    [
+      ["xargs", "--max-args", "1", "-I{}", "-i", "rm", "{}"],
+      ["rm", "{}"],
+    ],
+  ],
+  ["xargs -e -l -n 1 rm", [["xargs", "-e", "-l", "-n", "1", "rm"], ["rm"]]],
+  [
+    "time -f %e -o t rm x",
+    [
+      ["time", "-f", "%e", "-o", "t", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "timeout -sKILL --kill-after=1 -- 5s rm x",
+    [
+      ["timeout", "-sKILL", "--kill-after=1", "--", "5s", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "setsid -w rm x",
+    [
+      ["setsid", "-w", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "stdbuf -oL --error 0 rm x",
+    [
+      ["stdbuf", "-oL", "--error", "0", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "ionice -c 3 -n7 rm x",
+    [
+      ["ionice", "-c", "3", "-n7", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "chrt -f 10 rm x",
+    [
+      ["chrt", "-f", "10", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "chrt --other rm x",
+    [
+      ["chrt", "--other", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "taskset -c 0-3 rm x",
+    [
+      ["taskset", "-c", "0-3", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "taskset 0x3 rm x",
+    [
+      ["taskset", "0x3", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "flock -n -w 5 lk rm x",
+    [
+      ["flock", "-n", "-w", "5", "lk", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "flock lk -c 'rm -rf x'",
+    [
+      ["flock", "lk", "-c", "rm -rf x"],
+      ["sh", "-c", "rm -rf x"],
+      ["rm", "-rf", "x"],
+    ],
+  ],
+  [
+    "exec -cl -aname rm x",
+    [
+      ["exec", "-cl", "-aname", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  [
+    "command -p -- rm x",
+    [
+      ["command", "-p", "--", "rm", "x"],
+      ["rm", "x"],
+    ],
+  ],
+  // Not read on: what a wrapper does not know, and --help, which runs nothing.
+  ["nice --frob rm x", [["nice", "--frob", "rm", "x"]]],
+  ["env --i rm x", [["env", "--i", "rm", "x"]]],
+  ["nohup --help rm x", [["nohup", "--help", "rm", "x"]]],
   // Not followed: eval's text is unchecked instead, and find -exec is beyond the seatbelt.
   ["eval 'a && b'", [["eval", "a && b"]]],
   ["find . -exec rm {} +", [["find", ".", "-exec", "rm", "{}", "+"]]],
@@ -495,8 +816,9 @@ describe("withoutWrappers", () => {
 
 // Forms that got past the permission checks of shipped agent CLIs, with what the reader yields
 // and what the gate decides from it: what guard() says (a text: deny, in every mode) and whether
-// `unchecked` is empty (if not: ask the person, even in bypassPermissions; if so and no guard
-// speaks, the mode decides). [input, the commands' words, guard() says, unchecked is empty]
+// `unchecked` is empty (if not: guard() judges every word of the text, and when no guard speaks
+// the person is asked, even in bypassPermissions; if so and no guard speaks, the mode decides).
+// [input, the commands' words, guard() says, unchecked is empty]
 const bypasses: [string, string[][], string | undefined, boolean][] = [
   [
     "npm test && git push",
@@ -554,9 +876,10 @@ const bypasses: [string, string[][], string | undefined, boolean][] = [
   ["rm -rvf x", [["rm", "-rvf", "x"]], "rm -rf deletes without asking", true],
   ["rm -rf -- x", [["rm", "-rf", "--", "x"]], "rm -rf deletes without asking", true],
   ["git -C . push", [["git", "-C", ".", "push"]], "git push publishes commits", true],
-  ['eval "git push"', [["eval", "git push"]], undefined, false],
+  ['eval "git push"', [["eval", "git push"]], "git push publishes commits", false],
   ['bash -c "$CMD"', [["bash", "-c", "$CMD"]], undefined, false],
-  ["{rm,-rf,x}", [["{rm,-rf,x}"]], undefined, false],
+  ["{rm,-rf,x}", [["{rm,-rf,x}"]], "rm -rf deletes without asking", false],
+  ["{r,x}m -rf x", [["{r,x}m", "-rf", "x"]], undefined, false],
   ["echo x > ../out.txt", [["echo", "x"]], undefined, true],
   ["rm -- -rf", [["rm", "--", "-rf"]], undefined, true],
   ['grep -c "git push" notes.md', [["grep", "-c", "git push", "notes.md"]], undefined, true],

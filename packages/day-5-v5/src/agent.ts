@@ -33,6 +33,8 @@ export interface AgentOptions {
   tasks?: BackgroundTasks;
   // The person's allow, ask and deny rules (settings.ts), checked at every call.
   rules?: Rules;
+  // The folder of the person's own settings file, which the gate protects (permissions.ts).
+  home?: string;
 }
 
 export async function runAgent(
@@ -48,6 +50,7 @@ export async function runAgent(
     permissionMode = "default",
     tasks,
     rules = NO_RULES,
+    home,
   }: AgentOptions,
 ): Promise<AgentResult> {
   const messages: Message[] = [{ role: "user", content: prompt }];
@@ -95,6 +98,7 @@ export async function runAgent(
         mode: permissionMode,
         cwd,
         rules,
+        home,
       });
       let result: ToolResult;
       if (decision.behavior === "deny") {
@@ -142,8 +146,8 @@ function approved(ui: Ui): Ui {
   };
 }
 
-// The context with the gate's lines printed just before the tool's question: which part of a
-// command needs the person's yes.
+// The context with the gate's lines printed just before the tool's question: what needs the
+// person's yes, and why.
 function withNotes(ctx: ToolContext, lines: string[] | undefined): ToolContext {
   if (lines === undefined) return ctx;
   const { ui } = ctx;

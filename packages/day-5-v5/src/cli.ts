@@ -25,6 +25,7 @@ interface Session {
   maxSteps: number;
   permissionMode: PermissionMode;
   rules: Rules;
+  home: string;
   tasks: BackgroundTasks;
   input: StdinLines;
   ui: Ui;
@@ -64,10 +65,11 @@ export async function main(argv: string[]): Promise<number> {
       const providerName = providerOption(options.provider);
       const maxSteps = maxStepsOption(options.maxSteps);
       const tools = defaultTools();
+      const home = agentHome(process.env);
       // The user's file, the project's and the flags; what a project may not decide is noted.
       const settings = loadSettings({
         cwd,
-        home: agentHome(process.env),
+        home,
         allow: listOption(options.allow),
         deny: listOption(options.deny),
         toolNames: tools.list().map((tool) => tool.name),
@@ -89,6 +91,7 @@ export async function main(argv: string[]): Promise<number> {
         maxSteps,
         permissionMode,
         rules: settings.rules,
+        home,
         tasks: new BackgroundTasks(),
         input,
         ui: new Prompter(
@@ -181,6 +184,7 @@ async function runOnce(prompt: string, session: Session): Promise<void> {
     maxSteps: session.maxSteps,
     permissionMode: session.permissionMode,
     rules: session.rules,
+    home: session.home,
     tasks: session.tasks,
     onTrace: (line) => console.log(line),
     ui: session.ui,

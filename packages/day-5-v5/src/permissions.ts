@@ -4,7 +4,7 @@
 import { lstatSync, realpathSync } from "node:fs";
 import { basename, dirname, join, relative, resolve, sep } from "node:path";
 import { escapes, resolveInside } from "./fs-safety.ts";
-import type { Rule, Rules } from "./settings.ts";
+import type { Rule, RuleList, Rules } from "./settings.ts";
 import {
   commandName,
   type ParsedCommand,
@@ -15,6 +15,7 @@ import {
   type SimpleCommand,
   withoutWrappers,
 } from "./shell-words.ts";
+import { unrunnable } from "./tools/bash.ts";
 import type { Tool } from "./tools/index.ts";
 
 export const PERMISSION_MODES = ["default", "acceptEdits", "plan", "bypassPermissions"] as const;
@@ -22,7 +23,7 @@ export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
 export type Decision =
   | { behavior: "allow" }
-  // `needs`: lines for the question, each a part of the command that needs the person's yes.
+  // `needs`: lines for the question, each saying what needs the person's yes, and why.
   | { behavior: "ask"; needs?: string[] }
   | { behavior: "deny"; reason: string };
 
@@ -31,9 +32,11 @@ export interface PermissionRequest {
   tool: Tool | undefined;
   args: unknown;
   mode: PermissionMode;
-  // The working folder, where paths in the call and in the command are read from.
+  // The working folder, where the paths a call names are read from.
   cwd: string;
   rules?: Rules;
+  // The folder of the user's settings file (settings.ts's agentHome): no mode writes it unasked.
+  home?: string;
 }
 
 export const NO_RULES: Rules = { allow: [], ask: [], deny: [] };
@@ -41,14 +44,28 @@ export const NO_RULES: Rules = { allow: [], ask: [], deny: [] };
 // Claude Code's tool names, and which of our tools each covers.
 export const RULE_TOOLS: Record<string, string[]> = {
   Bash: ["bash"],
-  Read: ["read_file", "list_files", "glob", "grep", "project_tree"],
+  Read: ["read_file", "list_files", "glob", "grep", "project_tree", "git_status", "git_diff"],
   Edit: ["file_write", "file_edit"],
   WebFetch: ["web_fetch"],
   WebSearch: ["web_search"],
 };
 
+// The Read tools that take no path and show the whole tree: a Read deny with a pattern leaves its
+// paths out of what they show (hiddenBy), and a Read ask asks before they run.
+const WHOLE_TREE = new Set(["git_status", "git_diff"]);
+
 // Tools that change files, which acceptEdits lets through without a question.
 const EDIT_TOOLS = new Set(["file_write", "file_edit"]);
+
+// Folders no mode writes in without a question, by their names in lower case: git runs what
+// `.git` holds (a hook, a `core.fsmonitor` in its config) the next time the person uses it, and
+// `.agent` is agent-code's own. A folder of the name anywhere counts: a nested repository runs its
+// hooks too, and macOS and Windows find `.GIT` as `.git`.
+const PROTECTED = new Map([
+  [".git", "git runs what it holds"],
+  [".agent", "agent-code's own folder"],
+  [".agent-code", "the user's settings"], // ~/.agent-code, from the home folder or above it
+]);
 
 // The arguments up to `--`: after it, `-rf` is a file name. GNU tools take options after
 // operands too (`rm x -rf`), so every argument before `--` counts.
@@ -126,6 +143,57 @@ function downloadsIntoShell(pipeline: Pipeline, known: Map<SimpleCommand, string
   return false;
 }
 
+// Every word of a command the reader could not read through, for the guards (and rules) to judge
+// as a possible command name with the words after it as its arguments: the text split at blanks
+// and shell punctuation, once with quotes and backslashes as breaks and once without them (`r''m`),
+// and the reader's unquoted words (`$'\x72m'`). `${x:-` goes first, so its word stands alone.
+function looseWords(command: string, parsed: ParsedCommand): string[][] {
+  const words = parsed.commands.map((simple) => simple.words.join(" ")).join("\n");
+  return [command, command.replace(/['"\\]/g, ""), words].map((text) =>
+    text
+      .replace(/\$\{[#!]?\w*:?[-=+?#%/^,@]*/g, " ")
+      .split(/[\s;&|()<>`$'"{}=,\\]+/)
+      .filter((word) => word !== ""),
+  );
+}
+
+// The guards over loose words, in one pass from the end: a guarded name with what makes it so
+// anywhere after it (`rm` with a recursive and a force option, `git` with `push`), and the words
+// from the name to the last of those. Looser than deniedWords on purpose.
+function looselyDenied(words: string[]): [string, string] | undefined {
+  const at = { recursive: -1, force: -1, tree: -1, push: -1, hard: -1, reset: -1, shell: -1 };
+  const found = (i: number, what: string, ...to: number[]): [string, string] => [
+    what,
+    words.slice(i, Math.max(i, ...to) + 1).join(" "),
+  ];
+  for (let i = words.length - 1; i >= 0; i--) {
+    const word = words[i] ?? "";
+    const name = commandName([word]).toLowerCase();
+    if (name === "rm" && at.recursive > i && at.force > i) {
+      return found(i, "rm -rf deletes without asking", at.recursive, at.force);
+    }
+    if (/^(?:sudo|su|doas)$/.test(name)) return found(i, `${name} runs as another user`);
+    if (/^ch(?:mod|own|grp)$/.test(name) && at.tree > i) {
+      return found(i, `${name} -R changes every file below`, at.tree);
+    }
+    if (name === "git" && at.push > i) return found(i, "git push publishes commits", at.push);
+    if (name === "git" && at.reset > i) {
+      return found(i, "git reset --hard discards changes", at.reset, at.hard);
+    }
+    if (/^(?:curl|wget)$/.test(name) && at.shell > i) {
+      return found(i, "curl | sh runs what it downloads", at.shell);
+    }
+    if (isShort(word, /[rR]/) || isLong(word, "recursive", 1)) at.recursive = i;
+    if (isShort(word, /f/) || isLong(word, "force", 1)) at.force = i;
+    if (isShort(word, /R/) || isLong(word, "recursive", 3)) at.tree = i;
+    if (isLong(word, "hard", 2)) at.hard = i;
+    if (word === "reset" && at.hard > i) at.reset = i;
+    if (word === "push") at.push = i;
+    if (SHELLS.has(name)) at.shell = i;
+  }
+  return undefined;
+}
+
 // The guards: what agent-code refuses in every mode, bypassPermissions too. They read the parsed
 // command, so quoting, wrappers, `sh -c`, `&&`, `;`, `|` or `$(…)` do not hide a command from them.
 // A seatbelt, not a sandbox: `python -c`, `find -exec` or a script file still run what they like.
@@ -143,6 +211,13 @@ export function guard(command: string): string | undefined {
       return blocked("curl | sh runs what it downloads", pipeline.text);
     }
   }
+  // What the reader could not read may run any word of it: each word is judged as a command.
+  // Some lines are refused that would not have run a guarded command; the person can run those.
+  if (parsed.unchecked.length === 0) return undefined;
+  for (const words of looseWords(command, parsed)) {
+    const found = looselyDenied(words);
+    if (found !== undefined) return blocked(...found);
+  }
   return undefined;
 }
 
@@ -150,6 +225,31 @@ function commandOf(args: unknown): string | undefined {
   if (typeof args !== "object" || args === null) return undefined;
   const command = (args as Record<string, unknown>).command;
   return typeof command === "string" ? command : undefined;
+}
+
+// The question's line for a file tool's write into a protected folder, by the path it was given
+// or by where that really leads (`src/g -> ../.git`), naming the path that is protected; else
+// undefined.
+function protectedWrite(args: unknown, cwd: string, home: string | undefined): string | undefined {
+  const input =
+    typeof args === "object" && args !== null ? (args as Record<string, unknown>).file_path : "";
+  if (typeof input !== "string" || input === "") return undefined;
+  const paths = [relative(cwd, resolve(cwd, input))];
+  try {
+    paths.push(relative(realpathSync.native(cwd), resolveInside(cwd, input)));
+  } catch {
+    // Outside the folder, or not there to follow: the tool refuses it before it asks anything.
+  }
+  for (const path of paths) {
+    const parts = path.split(sep);
+    const why = parts.map((part) => PROTECTED.get(part.toLowerCase())).find(Boolean);
+    if (why !== undefined) return `  needs approval: ${parts.join("/")} (a protected path: ${why})`;
+  }
+  // The user's settings file, wherever AGENT_CODE_HOME puts it: inside this folder, say.
+  if (home === undefined) return undefined;
+  const settings = realOf(join(home, "settings.json"));
+  if (realOf(resolve(cwd, input)).toLowerCase() !== settings.toLowerCase()) return undefined;
+  return `  needs approval: ${input} (a protected path: the user's settings)`;
 }
 
 // What a rule is checked against in one call: the command's parts, the paths, the host.
@@ -160,9 +260,11 @@ interface Call {
   parsed: ParsedCommand | undefined; // bash only
 }
 
-// Whether `rule` names this tool at all: `Read` covers the five tools that read files.
+// Whether `rule` names this tool at all: `Read` covers the seven tools that read files. A rule
+// named `constructor` is no key of RULE_TOOLS, whatever its prototype holds.
 function covers(rule: Rule, tool: string): boolean {
-  return (RULE_TOOLS[rule.tool] ?? [rule.tool]).includes(tool);
+  const tools = Object.hasOwn(RULE_TOOLS, rule.tool) ? RULE_TOOLS[rule.tool] : undefined;
+  return (tools ?? [rule.tool]).includes(tool);
 }
 
 // A path written as is: no `~`, variable, substitution or glob the shell would change.
@@ -207,17 +309,16 @@ function relativeInside(root: string, path: string): string | undefined {
 
 // The path a file tool was given, relative to the folder with `/`, and where it really leads (a
 // symlink named `notes` may be `.env`; a new file in `link/` is made in the folder `link` leads
-// to). A path outside the folder matches no rule: the tools refuse it anyway.
-function pathsOf(call: Call): string[] {
+// to). A path outside the folder is undefined and matches no rule: the tools refuse it anyway.
+function pathsOf(call: Call): [string | undefined, string | undefined] {
   const given = resolve(call.cwd, String(call.args.path ?? call.args.file_path ?? "."));
-  const paths = [relativeInside(call.cwd, given), relativeInside(realOf(call.cwd), realOf(given))];
-  return paths.filter((path): path is string => path !== undefined);
+  return [relativeInside(call.cwd, given), relativeInside(realOf(call.cwd), realOf(given))];
 }
 
-// The part of the call that a deny or ask rule matches, named for the message (the command's
+// The part of the call that a rule of `list` matches, named for the message (the command's
 // part, the path, the host), or undefined. A command matches by its program's basename, also
 // behind wrappers and inside `sh -c`: `/bin/rm`, `env rm` and `sh -c 'rm x'` are all `rm`.
-function matchedBy(rule: Rule, call: Call): string | undefined {
+function matchedBy(rule: Rule, call: Call, list: RuleList): string | undefined {
   if (!covers(rule, call.tool.name)) return undefined;
   if (call.parsed !== undefined) {
     if (rule.words === undefined) return String(call.args.command);
@@ -229,6 +330,17 @@ function matchedBy(rule: Rule, call: Call): string | undefined {
           return command.text;
       }
     }
+    // What the reader could not read may run any word of it: the rule's name as any word, and
+    // its other words after it, in order. Some lines are refused that would not have run it.
+    if (call.parsed.unchecked.length === 0) return undefined;
+    for (const words of looseWords(String(call.args.command), call.parsed)) {
+      const at = words.findIndex(
+        (word) => commandName([word]).toLowerCase() === name.toLowerCase(),
+      );
+      let end = at;
+      for (const word of rest) end = end < 0 ? end : words.indexOf(word, end + 1);
+      if (at >= 0 && end >= 0) return words.slice(at, end + 1).join(" ");
+    }
     return undefined;
   }
   if (rule.matches === undefined) return "";
@@ -236,9 +348,18 @@ function matchedBy(rule: Rule, call: Call): string | undefined {
     const host = hostOf(call.args.url);
     return host !== undefined && rule.matches(host) ? host : undefined;
   }
-  return pathsOf(call).some((path) => rule.matches?.(path) === true)
-    ? String(call.args.path ?? call.args.file_path ?? ".")
-    : undefined;
+  if (WHOLE_TREE.has(call.tool.name)) return list === "ask" ? "" : undefined;
+  // An allow rule must match the path as given and where it leads; a deny or an ask matches
+  // either, or a folder either is in (`Read(secrets)` covers `secrets/key.pem`).
+  const matches = (path: string | undefined) => path !== undefined && rule.matches?.(path) === true;
+  const folders = (path: string) =>
+    path.split("/").map((_, n, parts) => parts.slice(0, n + 1).join("/"));
+  const [given, real] = pathsOf(call);
+  const found =
+    list === "allow"
+      ? matches(given) && matches(real)
+      : [given, real].some((path) => path !== undefined && folders(path).some(matches));
+  return found ? String(call.args.path ?? call.args.file_path ?? ".") : undefined;
 }
 
 const MOVES = new Set(["cd", "pushd"]);
@@ -335,11 +456,20 @@ function needsLines(parts: [string, string][]): string[] {
   return parts.map(([text, why]) => `  needs approval: ${text}${why === "" ? "" : ` (${why})`}`);
 }
 
-export function decide({ tool, args, mode, cwd, rules = NO_RULES }: PermissionRequest): Decision {
+export function decide({
+  tool,
+  args,
+  mode,
+  cwd,
+  rules = NO_RULES,
+  home,
+}: PermissionRequest): Decision {
   if (tool === undefined) return { behavior: "ask" };
   // 1. Guards hold in every mode, bypassPermissions included.
   const command = tool.name === "bash" ? commandOf(args) : undefined;
-  const blocked = command === undefined ? undefined : guard(command);
+  // A command no shell is given (a NUL, over 64 KiB) is refused before anything reads it, so the
+  // reader's and the rules' work stays bounded.
+  const blocked = command === undefined ? undefined : (unrunnable(command) ?? guard(command));
   if (blocked !== undefined) return { behavior: "deny", reason: blocked };
   const call: Call = {
     tool,
@@ -349,7 +479,7 @@ export function decide({ tool, args, mode, cwd, rules = NO_RULES }: PermissionRe
   };
   // 2. A deny rule on any part refuses the whole call, in every mode.
   for (const rule of rules.deny) {
-    const part = matchedBy(rule, call);
+    const part = matchedBy(rule, call, "deny");
     if (part !== undefined) {
       const what = part === "" ? "" : `: ${part}`;
       return {
@@ -366,9 +496,12 @@ export function decide({ tool, args, mode, cwd, rules = NO_RULES }: PermissionRe
       reason: `plan mode: ${tool.name} is not allowed; only read-only tools run in plan mode`,
     };
   }
-  // 4. An ask rule asks, whatever the allow rules and the mode say.
+  // 4. A write into a protected folder is asked about in every mode that writes, bypass included.
+  const guarded = EDIT_TOOLS.has(tool.name) ? protectedWrite(args, cwd, home) : undefined;
+  if (guarded !== undefined) return { behavior: "ask", needs: [guarded] };
+  // 5. An ask rule asks, whatever the allow rules and the mode say.
   for (const rule of rules.ask) {
-    const part = matchedBy(rule, call);
+    const part = matchedBy(rule, call, "ask");
     if (part !== undefined) {
       const where = `(an ask rule: ${rule.text} in ${rule.source})`;
       return {
@@ -377,26 +510,26 @@ export function decide({ tool, args, mode, cwd, rules = NO_RULES }: PermissionRe
       };
     }
   }
-  // 5. Allow rules: a command only when a rule allows what it runs, every part is allowed and
+  // 6. Allow rules: a command only when a rule allows what it runs, every part is allowed and
   // nothing is left unread (a lone `cd`, or an empty command, is not something a rule allowed).
   const parts = call.parsed === undefined ? [] : partsToApprove(call.parsed, rules.allow, cwd);
   const runs = call.parsed?.commands.some((part) => !moves(part)) === true;
   if (
     call.parsed !== undefined
       ? runs && parts.length === 0
-      : rules.allow.some((rule) => matchedBy(rule, call) !== undefined)
+      : rules.allow.some((rule) => matchedBy(rule, call, "allow") !== undefined)
   ) {
     return { behavior: "allow" };
   }
-  // 6. What only reads runs, and in plan mode so does a question to the person.
+  // 7. What only reads runs, and in plan mode so does a question to the person.
   if (tool.readOnly === true || (mode === "plan" && looks)) return { behavior: "allow" };
-  // 7. The modes that trust more. A command the parser could not read through (eval, a variable
+  // 8. The modes that trust more. A command the parser could not read through (eval, a variable
   // as the command name) may hide what a guard would stop: it is asked about even in bypass.
   if (mode === "bypassPermissions") {
     if (call.parsed === undefined || call.parsed.unchecked.length === 0)
       return { behavior: "allow" };
   } else if (mode === "acceptEdits" && EDIT_TOOLS.has(tool.name)) return { behavior: "allow" };
-  // 8. Everything else asks: commands, file changes, the web. For a command of several parts, or
+  // 9. Everything else asks: commands, file changes, the web. For a command of several parts, or
   // a part held back for more than a missing rule, the question says which part needs the yes.
   const say = (call.parsed?.commands.length ?? 0) > 1 || parts.some(([, why]) => why !== "");
   return { behavior: "ask", ...(say ? { needs: needsLines(parts) } : {}) };

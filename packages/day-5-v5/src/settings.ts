@@ -69,7 +69,8 @@ export function parseRule(text: string, source: string, toolNames: string[]): Ru
       text.includes("(") ? 'write it Tool(…), with one ")" at the end' : "not a tool name",
     );
   const [, tool = "", inside] = match;
-  if (!(tool in RULE_TOOLS) && !toolNames.includes(tool)) {
+  // Own keys only: `constructor` or `__proto__` is in every object, and names no tool.
+  if (!Object.hasOwn(RULE_TOOLS, tool) && !toolNames.includes(tool)) {
     throw invalid(
       `unknown tool "${tool}" (valid: ${[...Object.keys(RULE_TOOLS), ...toolNames].join(", ")})`,
     );
@@ -79,6 +80,17 @@ export function parseRule(text: string, source: string, toolNames: string[]): Ru
   if (tool === "Bash") return { ...rule, ...bashWords(inside, invalid) };
   if (tool === "Read" || tool === "Edit") {
     if (inside.trim() === "") throw invalid(`${tool} rules take a path pattern`);
+    // The pattern is matched on the main thread, against every path a tool names or a walk meets,
+    // where nothing can stop it: it may not be one that backtracks. picomatch makes each `*` a
+    // lazy `[^/]*?` and each `{a,b}` or `(a|b)` a choice, and n of them can be tried in about L^n
+    // ways on a path of L characters (13 stars never end on a 60-letter name). With at most two
+    // stars, one of which may be `**`, and no group, the slowest shape measured took 0.13 ms on a
+    // 255-character name or a 4,095-character path, and 40 ms for all 2,048 folders of such a path.
+    const stars = inside.match(/\*+/g) ?? [];
+    if (stars.length > 2 || stars.filter((run) => run.length > 1).length > 1 || /[{(]/.test(inside))
+      throw invalid(
+        'a path pattern holds at most two "*", one of which may be "**", and no {…} or (…)',
+      );
     const matcher = picomatch(inside.trim().replace(/^\.\//, ""), { dot: true });
     return { ...rule, matches: (path) => matcher(path) };
   }

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -305,6 +305,29 @@ test("a final answer's escape sequences and bidi controls reach the trace as U+F
   // Only what is printed changes: the answer and the conversation keep the model's text.
   expect(result.final).toBe(said);
   expect(result.messages.at(-1)).toEqual({ role: "assistant", content: [text(said)] });
+});
+
+test("a write into .git is asked about in bypassPermissions, the reason just before the question", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "agent-code-gate-"));
+  mkdirSync(join(dir, ".git"));
+  const person = asker(false);
+  const provider = new ScriptedProvider([
+    reply([toolUse("file_write", { file_path: ".git/config", content: "x\n" }, "toolu_1")]),
+    reply([text("done")]),
+  ]);
+  const result = await runAgent("write", provider, defaultTools(), {
+    cwd: dir,
+    ui: person.ui,
+    permissionMode: "bypassPermissions",
+  });
+  expect(person.asked).toEqual(["Apply this change to .git/config?"]);
+  expect(person.shown.at(-1)).toBe(
+    "  needs approval: .git/config (a protected path: git runs what it holds)",
+  );
+  expect(result.trace[1]).toBe(
+    "observation: the user rejected this change; .git/config was not changed",
+  );
+  expect(existsSync(join(dir, ".git/config"))).toBe(false);
 });
 
 // A person who answers every question with `answer` and counts the questions.

@@ -198,3 +198,13 @@ test.runIf(posix)(
     expect(texts).not.toContain("needle");
   },
 );
+
+test.runIf(posix)(
+  "a bare Read deny keeps git_status and git_diff from running, as it does every tool that reads",
+  async () => {
+    const { cwd } = repository({ "a.txt": "alpha\n" }, () => "");
+    writeFileSync(join(cwd, "a.txt"), "needle\n");
+    const { texts } = await gitResults(cwd, ["Read"]);
+    expect(texts).toBe("denied by the rule Read in --deny".repeat(2));
+  },
+);

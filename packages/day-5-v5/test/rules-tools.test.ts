@@ -154,7 +154,16 @@ test("a tool a bare deny names is not offered to the model; a narrower deny keep
   expect(await offered(["Read", "WebSearch"])).toEqual(
     TOOL_NAMES.filter(
       (name) =>
-        !["read_file", "list_files", "glob", "grep", "project_tree", "web_search"].includes(name),
+        ![
+          "read_file",
+          "list_files",
+          "glob",
+          "grep",
+          "project_tree",
+          "git_status",
+          "git_diff",
+          "web_search",
+        ].includes(name),
     ),
   );
 });

@@ -1,6 +1,7 @@
 // decide() with the person's rules: guards > deny > plan > ask > allow > the mode. Each table is
 // what one rule must catch and what it must leave alone; the folder below holds the symlinks a
 // redirect or a path could go through.
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: `${…}` here is shell text, not a template
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -41,6 +42,13 @@ if (LINKS) {
   symlinkSync(path.join(work, "sub/real.txt"), path.join(work, "in-link.txt"));
   symlinkSync(path.join(base, "outside"), path.join(work, "outdir"));
   symlinkSync(path.join(work, "sub"), path.join(work, "subdir-link"));
+}
+put("work/.git/config", "[core]\n");
+put("work/docs/a.md");
+if (LINKS) {
+  // Folders in src/ that lead out of it, committed by a hostile repository: into .git and docs/.
+  symlinkSync(path.join(work, ".git"), path.join(work, "src/g"));
+  symlinkSync(path.join(work, "docs"), path.join(work, "src/d"));
 }
 
 interface RuleTexts {
@@ -153,6 +161,57 @@ describe("a Bash deny rule finds its command wherever the shell would run it", (
         'blocked: rm -rf deletes without asking (in "rm -rf x"); agent-code never runs this; ask the user to run it if it is needed',
       ),
     );
+  });
+});
+
+// The forms a hostile model used to run a denied command in bypassPermissions (issue #56): the
+// reader now reads them, or, where it cannot read a line through, the rule finds its words there.
+describe("a Bash deny rule holds whatever the reader could not read", () => {
+  test.each([
+    `echo "\${x:-'$(rm victim)'}"`,
+    ": ${x:='a[$(rm victim)]'}; echo ${HOME:x}",
+    ": ${x:='a[$(rm victim)]'}; echo $[x]",
+    ": ${x:='a[$(rm victim)]'}; echo ${a[x]}",
+    ": ${x:='a[$(rm victim)]'}; echo ${!x}",
+    ": ${x:='a[$(rm victim)]'}; echo ${x@P}",
+    "env -S 'rm victim'",
+    "env --unset FOO rm victim",
+    "xargs --max-args 1 rm",
+    "nice --adjustment 5 rm victim",
+    "time -f %e rm victim",
+    "setsid rm victim",
+    "stdbuf -o L rm victim",
+    "ionice -c 3 rm victim",
+    "chrt -o 0 rm victim",
+    "taskset 0x1 rm victim",
+    "flock lk rm victim",
+    "flock lk -c 'rm victim'",
+    "nice --frob 5 rm victim",
+    "cat <<EOF\nhi\nEOF\nrm victim",
+    "case a in a) ;; esac; rm victim",
+    `echo ${"$(".repeat(52)}rm victim${")".repeat(52)}`,
+    `${"env ".repeat(55)}rm victim`,
+    "eval 'r\"\"m victim'",
+  ])("%j", (command) => {
+    for (const mode of PERMISSION_MODES) {
+      const decision = bash(command, { allow: ["Bash"], deny: ["Bash(rm:*)"] }, mode);
+      expect(decision).toMatchObject({ behavior: "deny" });
+      expect(decision).toHaveProperty(
+        "reason",
+        expect.stringMatching(/^denied by the rule Bash\(rm:\*\) in --deny: .*\brm\b/),
+      );
+    }
+  });
+
+  test("in a line it cannot read through, the rule's words are found in order, loosely", () => {
+    const deny = { deny: ["Bash(git commit:*)"] };
+    expect(bash("eval 'git -C . commit -m x'", deny)).toEqual(
+      denied("denied by the rule Bash(git commit:*) in --deny: git -C . commit"),
+    );
+    expect(bash("eval 'git log; echo commit'", deny)).toEqual(
+      denied("denied by the rule Bash(git commit:*) in --deny: git log echo commit"),
+    );
+    expect(bash("eval 'git log'", deny).behavior).toBe("ask");
   });
 });
 
@@ -309,7 +368,7 @@ describe("an allow rule lets a command run only when every part is allowed", () 
 
   test.each([
     ["eval 'echo hi'", "eval"],
-    ["cat <<EOF\nhi\nEOF\n", "here-document"],
+    [`echo "\${x:-'$(a)'}"`, "a parameter operator inside double quotes"],
     ["$CMD hi", "an expansion as the command name"],
   ])(
     "%j: what the reader cannot read is asked, even with Bash allowed and in bypass",
@@ -319,6 +378,24 @@ describe("an allow rule lets a command run only when every part is allowed", () 
       expect(bash(command, { allow: ["Bash"] }, "bypassPermissions")).toEqual(needs);
     },
   );
+
+  test("a substitution in a quoted ${…}, whose single quotes are text there, is asked about", () => {
+    expect(bash(`echo "\${x:-'$(touch pw)'}"`, { allow: ["Bash(echo:*)"] })).toEqual(
+      asks([
+        "  needs approval: touch pw",
+        "  needs approval: the whole command (a parameter operator inside double quotes)",
+      ]),
+    );
+  });
+
+  test("a here-document is read: text runs under the rule, a substitution in it needs its own", () => {
+    const allow = { allow: ["Bash(cat:*)"] };
+    expect(bash("cat <<EOF\nhi\nEOF\n", allow)).toEqual({ behavior: "allow" });
+    expect(bash("cat <<EOF\n$(touch x)\nEOF\n", allow)).toEqual(
+      asks(["  needs approval: touch x"]),
+    );
+    expect(bash("cat <<'EOF'\n$(touch x)\nEOF\n", allow)).toEqual({ behavior: "allow" });
+  });
 
   test("a bare Bash rule allows any readable command, still not a write out", () => {
     expect(bash("node scripts/build.js && make", { allow: ["Bash"] })).toEqual({
@@ -511,7 +588,10 @@ describe("what a deny takes away before any call", () => {
     [["Bash(*)"], ["bash"]],
     [["bash"], ["bash"]],
     [["Bash(rm:*)"], []],
-    [["Read"], ["read_file", "list_files", "glob", "grep", "project_tree"]],
+    [
+      ["Read"],
+      ["read_file", "list_files", "glob", "grep", "project_tree", "git_status", "git_diff"],
+    ],
     [["Read(.env)"], []],
     [["Edit"], ["file_write", "file_edit"]],
     [["WebSearch"], ["web_search"]],
@@ -547,5 +627,107 @@ describe("what a deny takes away before any call", () => {
       "secrets",
       "secrets/key.pem",
     ]);
+  });
+});
+
+describe("a path rule meets where a path leads, and no rule or mode opens a protected path", () => {
+  const GIT_CONFIG = "  needs approval: .git/config (a protected path: git runs what it holds)";
+
+  test.skipIf(!LINKS)(
+    "with Edit(src/**) allowed, src/g -> ../.git is asked about as .git/config",
+    () => {
+      for (const mode of ["default", "acceptEdits", "bypassPermissions"] as const) {
+        const given = { allow: ["Edit(src/**)"] };
+        expect(call("file_write", { file_path: "src/g/config" }, given, mode)).toEqual(
+          asks([GIT_CONFIG]),
+        );
+      }
+    },
+  );
+
+  test.skipIf(!LINKS)("an allow rule must match the path as given and where it leads", () => {
+    const allow = { allow: ["Edit(src/**)"] };
+    expect(call("file_write", { file_path: "src/d/a.md" }, allow)).toEqual({ behavior: "ask" });
+    expect(call("file_write", { file_path: "src/a.ts" }, allow)).toEqual({ behavior: "allow" });
+  });
+
+  test.each(["acceptEdits", "bypassPermissions"] as const)(
+    "in %s mode .git/config and .agent/settings.json are asked about, whatever allow rule there is",
+    (mode) => {
+      for (const allow of [["Edit"], ["Edit(**)"], ["Edit(.git/**)", "Edit(.agent/**)"]]) {
+        expect(call("file_write", { file_path: ".git/config" }, { allow }, mode)).toEqual(
+          asks([GIT_CONFIG]),
+        );
+        expect(call("file_edit", { file_path: ".agent/settings.json" }, { allow }, mode)).toEqual(
+          asks([
+            "  needs approval: .agent/settings.json (a protected path: agent-code's own folder)",
+          ]),
+        );
+        expect(call("file_write", { file_path: ".git/config" }, { allow }, "plan").behavior).toBe(
+          "deny",
+        );
+      }
+    },
+  );
+
+  test("the user's settings file is protected wherever AGENT_CODE_HOME puts it, and so is ~/.agent-code", () => {
+    const write = (file_path: string, mode: PermissionMode) =>
+      decide({
+        tool: tools.get("file_write"),
+        args: { file_path },
+        mode,
+        cwd: work,
+        rules: rules({ allow: ["Edit"] }),
+        home: path.join(work, "conf"),
+      });
+    expect(write("conf/settings.json", "bypassPermissions")).toEqual(
+      asks(["  needs approval: conf/settings.json (a protected path: the user's settings)"]),
+    );
+    expect(write(".agent-code/settings.json", "acceptEdits")).toEqual(
+      asks(["  needs approval: .agent-code/settings.json (a protected path: the user's settings)"]),
+    );
+    expect(write("conf/other.json", "acceptEdits")).toEqual({ behavior: "allow" });
+  });
+
+  test.skipIf(!LINKS)(
+    "a deny rule on the real folder behind a symlink refuses the name given",
+    () => {
+      expect(call("read_file", { path: "subdir-link/real.txt" }, { deny: ["Read(sub)"] })).toEqual(
+        denied("denied by the rule Read(sub) in --deny: subdir-link/real.txt"),
+      );
+      expect(
+        call("file_write", { file_path: "subdir-link/new.txt" }, { deny: ["Edit(sub)"] }),
+      ).toEqual(denied("denied by the rule Edit(sub) in --deny: subdir-link/new.txt"));
+    },
+  );
+
+  test("a deny or an ask on a folder covers what is in it, for every tool; an allow does not", () => {
+    const deny = { deny: ["Read(secrets)"] };
+    for (const [name, args] of [
+      ["read_file", { path: "secrets/key.pem" }],
+      ["list_files", { path: "secrets/old" }],
+      ["grep", { pattern: "x", path: "secrets/old" }],
+    ] as const) {
+      expect(call(name, args, deny)).toEqual(
+        denied(`denied by the rule Read(secrets) in --deny: ${args.path}`),
+      );
+    }
+    expect(call("read_file", { path: "sub/real.txt" }, { ask: ["Read(sub)"] })).toEqual({
+      behavior: "ask",
+    });
+    expect(call("file_write", { file_path: "src/b.ts" }, { allow: ["Edit(src)"] })).toEqual({
+      behavior: "ask",
+    });
+  });
+
+  test("git_status and git_diff are Read tools: a bare deny refuses them, a Read ask asks", () => {
+    for (const name of ["git_status", "git_diff"]) {
+      expect(call(name, {}, { deny: ["Read"] })).toEqual(
+        denied("denied by the rule Read in --deny"),
+      );
+      expect(call(name, {}, { ask: ["Read(secrets/**)"] })).toEqual({ behavior: "ask" });
+      // A Read deny with a pattern leaves what it names out of their answers instead (hiddenBy).
+      expect(call(name, {}, { deny: ["Read(secrets/**)"] })).toEqual({ behavior: "allow" });
+    }
   });
 });

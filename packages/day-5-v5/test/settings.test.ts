@@ -202,6 +202,39 @@ describe("parseRule refuses a rule it cannot read", () => {
     );
   });
 
+  test.each(["constructor", "toString", "__proto__", "hasOwnProperty"])(
+    "a project deny rule %j names no tool: one error line, not a crash",
+    (name) => {
+      const w = world();
+      w.project({ permissions: { deny: [name] } });
+      const valid = `Bash, Read, Edit, WebFetch, WebSearch, ${TOOL_NAMES.join(", ")}`;
+      expect(errorOf(() => w.load())).toBe(
+        `${PROJECT}: invalid rule "${name}": unknown tool "${name}" (valid: ${valid})`,
+      );
+    },
+  );
+
+  // Matched by picomatch's regular expression, each refused pattern can backtrack for as long as
+  // it likes on one long name: a deny rule in a project's file would hang the tools that read.
+  test("a path pattern that could backtrack is refused; two stars, one a globstar, are taken", () => {
+    const why = 'a path pattern holds at most two "*", one of which may be "**", and no {…} or (…)';
+    for (const text of [
+      "Read(*a*a*a*a*a*a*a*a*a*a*a*a*b)",
+      "Read(*a*a*b)",
+      "Read(**/a/**/b)",
+      "Edit(src/*.{ts,js})",
+      "Read(a+(a|aa)b)",
+      "Read(@(a|b)*)",
+    ]) {
+      expect(errorOf(() => parseRule(text, PROJECT, TOOL_NAMES))).toBe(
+        `${PROJECT}: invalid rule ${JSON.stringify(text)}: ${why}`,
+      );
+    }
+    for (const text of ["Read(src/**)", "Edit(**/*.ts)", "Read(**/.env*)", "Read(?a[bc]*)"]) {
+      expect(parseRule(text, PROJECT, TOOL_NAMES).matches).toBeTypeOf("function");
+    }
+  });
+
   test("the words of a Bash rule are read as the shell reads them", () => {
     const words = (text: string) => {
       const { words, prefix } = parseRule(text, "--allow", TOOL_NAMES);

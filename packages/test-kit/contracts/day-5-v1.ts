@@ -34,11 +34,11 @@ import { day4v3 } from "./day-4-v3.ts";
 import { answerWithResults, namesEveryToolOffered, scenarioOf } from "./shared.ts";
 
 const V1 = "docs/day-5.md#v1-a-command-is-a-process-tree";
-const ASK = "docs/day-5.md#the-question-before-a-command";
+const ASK = "docs/day-5-approve.md#the-question-before-a-command";
 const SEES = "docs/day-5.md#what-a-command-gets";
 const STOP = "docs/day-5.md#stopping-the-whole-tree";
 const OUTPUT = "docs/day-5.md#what-comes-back";
-const GIT = "docs/day-5.md#git_status-and-git_diff";
+const GIT = "docs/day-5-approve.md#git_status-and-git_diff";
 
 // Paths that a shell prints (`pwd`) or a process group: the same on every POSIX system, not on
 // Windows, whose Git Bash shows C:\ as /c/ and has no process groups to signal.

@@ -26,7 +26,7 @@ import { answerWithResults } from "./shared.ts";
 
 const V5 = "docs/day-5-rules.md#v5-rules-a-user-can-trust";
 const TRUST = "docs/day-5-rules.md#settings-and-trust";
-const LIMITS = "docs/day-5-rules.md#what-rules-cannot-stop";
+const LIMITS = "docs/day-5-rules-gate.md#what-rules-cannot-stop";
 
 const YES = "y\n";
 const NO = "n\n";

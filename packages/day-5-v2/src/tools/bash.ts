@@ -3,7 +3,9 @@ import { findShell, runCommand } from "../shell.ts";
 import { type Tool, type ToolContext, ToolError } from "./index.ts";
 
 const DEFAULT_TIMEOUT_S = 30;
+
 const MAX_TIMEOUT_S = 600;
+
 // Far more than a command line a person reads before saying yes, and far less than the 128 KiB a
 // single argument may be on Linux.
 const MAX_COMMAND_BYTES = 64 * 1024;
@@ -28,6 +30,22 @@ function showCommand(command: string, ctx: ToolContext): string {
   return more.length === 0 ? "Run this command?" : `Run this command? (${more.length + 1} lines)`;
 }
 
+// A shell that cannot be started (not there, not executable, an argument the system refuses) is
+// a refusal the model reads in one line, not a failure of agent-code.
+function cannotStart(error: Error): never {
+  if (error instanceof ToolError) throw error;
+  throw new ToolError(`the command could not be started: ${error.message.split("\n")[0]}`);
+}
+
+// Why no shell is given `command`, if none is: a NUL would end the argument where the system reads
+// it, and past MAX_COMMAND_BYTES nobody reads what they approve. The gate refuses the same.
+export function unrunnable(command: string): string | undefined {
+  if (command.includes("\0")) return "the command holds a NUL byte, which no shell can run";
+  const bytes = Buffer.byteLength(command);
+  if (bytes <= MAX_COMMAND_BYTES) return undefined;
+  return `the command is ${bytes} bytes long; agent-code runs commands of at most ${MAX_COMMAND_BYTES} bytes`;
+}
+
 // Runs `command` in the working directory once the person approves it. A non-zero exit is data
 // for the model (not an error); a rejection, a timeout or a flood of output is.
 export async function bash(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
@@ -38,16 +56,8 @@ export async function bash(args: Record<string, unknown>, ctx: ToolContext): Pro
       `bad arguments for bash: timeout must be between 1 and ${MAX_TIMEOUT_S} seconds`,
     );
   }
-  // A NUL would end the argument where the system reads it: no shell is ever given the whole line.
-  if (command.includes("\0")) {
-    throw new ToolError("the command holds a NUL byte, which no shell can run");
-  }
-  const bytes = Buffer.byteLength(command);
-  if (bytes > MAX_COMMAND_BYTES) {
-    throw new ToolError(
-      `the command is ${bytes} bytes long; agent-code runs commands of at most ${MAX_COMMAND_BYTES} bytes`,
-    );
-  }
+  const refused = unrunnable(command);
+  if (refused !== undefined) throw new ToolError(refused);
   const shell = findShell();
   const question = showCommand(command, ctx);
   if (!(await ctx.ui.confirm(question))) {
@@ -61,13 +71,6 @@ export async function bash(args: Record<string, unknown>, ctx: ToolContext): Pro
   }).catch(cannotStart);
   if (outcome.stopped) throw new ToolError(outcome.text);
   return outcome.text;
-}
-
-// A shell that cannot be started (not there, not executable, an argument the system refuses) is
-// a refusal the model reads in one line, not a failure of agent-code.
-function cannotStart(error: Error): never {
-  if (error instanceof ToolError) throw error;
-  throw new ToolError(`the command could not be started: ${error.message.split("\n")[0]}`);
 }
 
 export const bashTool: Tool = {

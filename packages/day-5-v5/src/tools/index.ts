@@ -32,8 +32,8 @@ export interface ToolContext {
   ui: Ui;
   // The session's background tasks (shell.ts): shared by every run of a REPL.
   tasks?: BackgroundTasks;
-  // What a deny rule keeps from every tool that reads (a cwd-relative path with `/`): the walk
-  // and list_files leave it out.
+  // What a deny rule keeps from every tool that reads (a cwd-relative path with `/`): the walk,
+  // list_files, git_status and git_diff leave it out; a path a tool is given meets the gate.
   hidden?: (path: string) => boolean;
 }
 
