@@ -6,10 +6,11 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { MAX_SEED, parseSeed, randomSeed, splitCommand } from "@agent-code/test-kit";
-import { bundleProject, sourceError } from "./lib/bundle.mjs";
+import { BundleRefused, bundleProject, sourceError } from "./lib/bundle.mjs";
 import { courseRevision } from "./lib/check-course.ts";
 import { passEnvOption } from "./lib/check-env.ts";
 import {
+  BUILD_CASE,
   type CheckFailure,
   failureSummary,
   junitFailureXml,
@@ -17,7 +18,12 @@ import {
   stepSummary,
 } from "./lib/check-junit.ts";
 import { resolveOnly } from "./lib/check-only.ts";
-import { PROJECT_FILE, readProjectFile, requireInstalled } from "./lib/check-project.ts";
+import {
+  commandStart,
+  PROJECT_FILE,
+  readProjectFile,
+  requireInstalled,
+} from "./lib/check-project.ts";
 import { buildFailure, failureJson, jsonOutput, textOutput } from "./lib/check-report.ts";
 import { type CheckSettings, projectCommit, runCheck } from "./lib/check-run.ts";
 import { ROOT, runCommand, STAGES, stagesOption, UsageError, useColour } from "./lib/command.ts";
@@ -76,13 +82,7 @@ async function check(argv: string[], callerDir: string): Promise<number> {
   if (note !== undefined) console.error(note);
   const write = (text: string) => process.stdout.write(text);
   if (buildError !== undefined) {
-    const stopped = failure(
-      argv,
-      callerDir,
-      new Date().toISOString(),
-      "src/cli.ts builds",
-      buildError,
-    );
+    const stopped = failure(argv, callerDir, new Date().toISOString(), BUILD_CASE, buildError);
     write(
       reporter === "junit" ? junitFailureXml(stopped) : buildFailure(settings, buildError, json),
     );
@@ -214,7 +214,7 @@ export function checkSettings(
       `${project} is this course, not your project: from your project's folder, run ${learnerCheck(stages)}`,
     );
   }
-  const { command, note, buildError } =
+  const { command, env, note, buildError } =
     values.cmd === undefined ? projectCommand(project) : { command: splitCommand(values.cmd) };
   if (command.length === 0 && buildError === undefined) {
     throw new UsageError("--cmd is empty: give the command to run");
@@ -231,6 +231,7 @@ export function checkSettings(
       passEnv: passEnvOption(values["pass-env"]),
       seed: seedOption(values.seed),
       ...(courseCode ? { courseCode: learnerCheck(stages) } : {}),
+      ...(env === undefined ? {} : { env }),
     },
     json: values.json === true || reporter === "json",
     reporter,
@@ -273,11 +274,12 @@ const PASS_CMD = `write ${PROJECT_FILE} or pass --cmd "<the command that runs yo
 // TypeScript project (src/cli.ts).
 function projectCommand(project: string): {
   command: string[];
+  env?: Record<string, string>;
   note?: string;
   buildError?: string;
 } {
   const start = readProjectFile(project);
-  if (start !== undefined && "command" in start) return { command: start.command };
+  if (start !== undefined && "command" in start) return commandStart(project, start);
   requireInstalled(project);
   return defaultCommand(project);
 }
@@ -285,7 +287,9 @@ function projectCommand(project: string): {
 // Without --cmd, src/cli.ts is bundled once for the whole check and every scenario starts the
 // bundle, with source maps so that a stack trace names the project's files. When it does not
 // bundle, tsx runs the sources, as the project's `pnpm start` does, only slower.
-// Sources that do not even parse are one failure, quoting esbuild, and nothing runs.
+// Sources that do not build are one failure, quoting esbuild, and nothing runs: a file that does
+// not parse, or an import of one of the project's own files that is not there (tsx would fail on
+// it at every start too).
 function defaultCommand(project: string): {
   command: string[];
   note?: string;
@@ -300,7 +304,8 @@ function defaultCommand(project: string): {
     return { command: [process.execPath, "--enable-source-maps", bundle] };
   } catch (error) {
     reason = bundleError(error);
-    if (sourceError(project, error)) return { command: [], buildError: reason };
+    if (error instanceof BundleRefused || sourceError(project, error) || missingFile(error))
+      return { command: [], buildError: reason };
   }
   if (!hasTsx(project)) {
     throw new UsageError(
@@ -320,6 +325,13 @@ function bundleError(error: unknown): string {
   const where = first.location;
   // esbuild counts columns from 0; editors and stack traces from 1.
   return where ? `${where.file}:${where.line}:${where.column + 1}: ${first.text}` : first.text;
+}
+
+// esbuild could not find a file the sources import by a path (`./system-date.ts`): not a package,
+// which may yet load at run time.
+function missingFile(error: unknown): boolean {
+  const [first] = (error as { errors?: BundleMessage[] }).errors ?? [];
+  return /^Could not resolve "\.{0,2}\//.test(first?.text ?? "");
 }
 
 interface BundleMessage {

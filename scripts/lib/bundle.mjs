@@ -1,8 +1,15 @@
 // A learner's project bundled once per `pnpm check` with esbuild, so that every scenario starts a
 // bundle instead of tsx. (A stage's own bundle: @agent-code/test-kit/stage-bundle.)
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, extname, join } from "node:path";
+import { dirname, extname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 /** @returns {typeof import("esbuild")} */
 function esbuild() {
@@ -12,6 +19,10 @@ function esbuild() {
 // Where a learner's bundle goes: inside the project's node_modules, so that packages left out of
 // the bundle resolve from there; `.cache` is where tools keep such files.
 export const PROJECT_BUNDLE = join("node_modules", ".cache", "agent-code-check", "agent-code.mjs");
+
+// What the check refuses to bundle: a file linked out of the project, a folder of the bundle's path
+// that is a link. The project does not build, whatever tsx would make of it.
+export class BundleRefused extends Error {}
 
 /**
  * A learner's `src/cli.ts` bundled with a source map beside it, so that a stack trace names the
@@ -26,7 +37,8 @@ export const PROJECT_BUNDLE = join("node_modules", ".cache", "agent-code-check",
 export function bundleProject(project) {
   try {
     return writeProjectBundle(project, false);
-  } catch {
+  } catch (error) {
+    if (error instanceof BundleRefused) throw error;
     return writeProjectBundle(project, true);
   }
 }
@@ -38,30 +50,103 @@ export function bundleProject(project) {
  */
 function writeProjectBundle(project, external) {
   const outfile = join(project, PROJECT_BUNDLE);
-  const result = esbuild().buildSync({
-    entryPoints: [join(project, "src", "cli.ts")],
-    absWorkingDir: project,
-    outfile,
-    bundle: true,
-    ...(external ? { packages: "external" } : {}),
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    sourcemap: "linked",
-    sourcesContent: false,
-    write: false,
-    logLevel: "silent",
-  });
-  mkdirSync(dirname(outfile), { recursive: true });
+  const result = readOwnFiles(project, () =>
+    esbuild().buildSync({
+      entryPoints: [join(project, "src", "cli.ts")],
+      absWorkingDir: project,
+      outfile,
+      bundle: true,
+      ...(external ? { packages: "external" } : {}),
+      platform: "node",
+      target: "node20",
+      format: "esm",
+      sourcemap: "linked",
+      sourcesContent: false,
+      metafile: true,
+      write: false,
+      logLevel: "silent",
+    }),
+  );
+  ownFolders(project, dirname(PROJECT_BUNDLE));
   // A check already running on this project keeps reading whole files: write aside, then rename,
-  // the map before the bundle that names it.
+  // the map before the bundle that names it. The aside file is new (wx): never a planted link.
   const outputs = [...result.outputFiles].sort((a, b) => b.path.length - a.path.length);
   for (const output of outputs) {
     const aside = `${output.path}.${process.pid}`;
-    writeFileSync(aside, output.contents);
+    writeFileSync(aside, output.contents, { flag: "wx" });
     renameSync(aside, output.path);
   }
   return outfile;
+}
+
+/**
+ * esbuild's result, once every file it read is the project's own. The grader bundles outside the
+ * sandbox: a file linked out of the project (src/notes.txt -> ~/.aws/credentials) would carry the
+ * grader's file into the learner's program, or quote it in a syntax error.
+ * @param {string} project
+ * @param {() => import("esbuild").BuildResult<{ metafile: true, write: false }>} build
+ */
+function readOwnFiles(project, build) {
+  const refuse = (/** @type {string} */ input) =>
+    new BundleRefused(
+      `${input} leads outside the project; a check bundles only the project's files`,
+    );
+  let result;
+  try {
+    result = build();
+  } catch (error) {
+    const errors = /** @type {{ errors?: import("esbuild").Message[] }} */ (error).errors ?? [];
+    const outside = errors
+      .map((message) => message.location?.file)
+      .find((file) => file !== undefined && !ownFile(project, file));
+    throw outside === undefined ? error : refuse(outside);
+  }
+  const outside = Object.keys(result.metafile.inputs).find((input) => !ownFile(project, input));
+  if (outside !== undefined) throw refuse(outside);
+  return result;
+}
+
+/**
+ * Whether a file esbuild read (its path relative to the project) is the project's own: its real
+ * path inside the project, or a package's file under a node_modules folder (pnpm's store may live
+ * elsewhere).
+ * @param {string} project
+ * @param {string} input
+ */
+function ownFile(project, input) {
+  let real;
+  try {
+    real = realpathSync(resolve(project, input));
+  } catch {
+    return false;
+  }
+  const rel = relative(realpathSync(project), real);
+  const inside = rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
+  return inside || real.split(sep).includes("node_modules");
+}
+
+/**
+ * Makes each folder of `path` (relative to the project) one at a time, refusing any that is a
+ * link: the bundle is written by the grader, and must not follow a link the project planted
+ * (node_modules/.cache -> another learner's folder) out of it.
+ * @param {string} project
+ * @param {string} path
+ */
+function ownFolders(project, path) {
+  let folder = project;
+  for (const part of path.split(/[\\/]/)) {
+    folder = join(folder, part);
+    try {
+      mkdirSync(folder);
+    } catch (error) {
+      if (/** @type {NodeJS.ErrnoException} */ (error).code !== "EEXIST") throw error;
+    }
+    if (!lstatSync(folder).isDirectory()) {
+      throw new BundleRefused(
+        `${relative(project, folder)} is a link or a file, not a folder: a check writes its bundle only into the project's own folders`,
+      );
+    }
+  }
 }
 
 /**

@@ -4,6 +4,7 @@
 // <skipped> with its reasons (decision 0039). A check that stops on an error is still a report:
 // one failed test case that says why (decision 0056).
 import type { CourseRevision } from "./check-course.ts";
+import { startErrorLines } from "./check-report.ts";
 import type { CheckOutput, CheckReport, ScenarioReport, StageReport } from "./check-run.ts";
 
 type Write = (text: string) => void;
@@ -21,21 +22,51 @@ export function junitOutput(write: Write): CheckOutput {
 }
 
 export function junitXml(report: CheckReport): string {
-  const scenarios = report.stages.flatMap((stage) => stage.scenarios);
+  const cases = report.stages.flatMap((stage) =>
+    stage.scenarios.map((scenario) => outcome(stage, scenario)),
+  );
+  const start = report.startError;
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites${attributes({
       name: "agent-code check",
-      tests: scenarios.length,
-      failures: scenarios.filter((scenario) => scenario.verdict === "fail").length,
-      skipped: scenarios.filter((scenario) => scenario.verdict === "note").length,
-      errors: 0,
+      tests: cases.length + (start === undefined ? 0 : 1),
+      failures: cases.filter((one) => one === "failure").length,
+      skipped: cases.filter((one) => one === "skipped").length,
+      errors: start === undefined ? 0 : 1,
       time: seconds(report.stages.reduce((sum, stage) => sum + stageMs(stage), 0)),
     })}>`,
   ];
+  // A program that never started: its cause as the error, before the stages whose misses follow.
+  if (start !== undefined) {
+    const counts = { tests: 1, failures: 0, skipped: 0, errors: 1, time: seconds(0) };
+    lines.push(
+      `  <testsuite${attributes({ name: "check", ...counts, timestamp: report.checkedAt })}>`,
+      `    <testcase${attributes({ name: START_CASE, classname: "check", time: seconds(0) })}>`,
+      `      <error${attributes({ message: `does not start: ${start}`, type: "does not start" })}>${text(startErrorLines(start).join("\n"))}</error>`,
+      "    </testcase>",
+      "  </testsuite>",
+    );
+  }
   for (const stage of report.stages) lines.push(...suite(stage, report));
   lines.push("</testsuites>");
   return `${lines.join("\n")}\n`;
+}
+
+// The test case that holds a program that does not start.
+export const START_CASE = "the program starts";
+// The test case that holds sources that do not build.
+export const BUILD_CASE = "src/cli.ts builds";
+
+// A scenario as a JUnit case: a deciding miss fails, unless it is outgrown (a later stage changed
+// it, and the project does what that stage asks) or of an optional stage (never the headline):
+// those are skipped with the reason, as a conformance note is.
+function outcome(stage: StageReport, scenario: ScenarioReport): "pass" | "failure" | "skipped" {
+  if (scenario.verdict === "pass") return "pass";
+  if (scenario.verdict === "note" || scenario.outgrown === true || stage.mainLine === false) {
+    return "skipped";
+  }
+  return "failure";
 }
 
 function suite(stage: StageReport, report: CheckReport): string[] {
@@ -53,13 +84,16 @@ function suite(stage: StageReport, report: CheckReport): string[] {
     optionalPassed: (report.optionalPassed ?? []).join(","),
     mainLine: String(stage.mainLine ?? false),
     nextToFix: report.nextToFix ? `${report.nextToFix.stage}/${report.nextToFix.id}` : "",
+    // Learner code ran without the sandbox: why, and what it could reach.
+    ...(report.unsandboxed === undefined ? {} : { unsandboxed: report.unsandboxed }),
   };
+  const cases = stage.scenarios.map((scenario) => outcome(stage, scenario));
   return [
     `  <testsuite${attributes({
       name: stage.stage,
       tests: stage.scenarios.length,
-      failures: stage.scenarios.filter((scenario) => scenario.verdict === "fail").length,
-      skipped: stage.scenarios.filter((scenario) => scenario.verdict === "note").length,
+      failures: cases.filter((one) => one === "failure").length,
+      skipped: cases.filter((one) => one === "skipped").length,
       errors: 0,
       timestamp: report.checkedAt,
       time: seconds(stageMs(stage)),
@@ -69,29 +103,40 @@ function suite(stage: StageReport, report: CheckReport): string[] {
       ([name, value]) => `      <property${attributes({ name, value })}/>`,
     ),
     "    </properties>",
-    ...stage.scenarios.flatMap((scenario) => testCase(stage.stage, scenario)),
+    ...stage.scenarios.flatMap((scenario) => testCase(stage, scenario)),
     "  </testsuite>",
   ];
 }
 
-function testCase(stage: string, scenario: ScenarioReport): string[] {
+function testCase(stage: StageReport, scenario: ScenarioReport): string[] {
   const open = `    <testcase${attributes({
     name: `${scenario.title} [${scenario.id}]`,
-    classname: `${stage}.${scenario.level}`,
+    classname: `${stage.stage}.${scenario.level}`,
     time: seconds(scenario.durationMs ?? 0),
   })}`;
-  if (scenario.verdict === "pass") return [`${open}/>`];
+  const kind = outcome(stage, scenario);
+  if (kind === "pass") return [`${open}/>`];
   const [first] = scenario.failures;
   const message = first?.message ?? "failed";
-  const tag =
-    scenario.verdict === "fail"
-      ? `      <failure${attributes({ message, type: scenario.level })}>${text(details(scenario))}</failure>`
-      : `      <skipped${attributes({ message: `note (conformance, counts with --strict): ${message}` })}/>`;
-  const out =
+  if (kind === "failure") {
+    return [
+      `${open}>`,
+      `      <failure${attributes({ message, type: scenario.level })}>${text(details(scenario))}</failure>`,
+      "    </testcase>",
+    ];
+  }
+  const why =
     scenario.verdict === "note"
-      ? [`      <system-out>${text(details(scenario))}</system-out>`]
-      : [];
-  return [`${open}>`, tag, ...out, "    </testcase>"];
+      ? "note (conformance, counts with --strict)"
+      : scenario.outgrown === true
+        ? "outgrown (a later stage changed it, and the project does what that stage asks)"
+        : "optional stage, apart from the headline";
+  return [
+    `${open}>`,
+    `      <skipped${attributes({ message: `${why}: ${message}` })}/>`,
+    `      <system-out>${text(details(scenario))}</system-out>`,
+    "    </testcase>",
+  ];
 }
 
 // What the text report shows under a miss.
@@ -164,14 +209,19 @@ export function junitFailureXml(failure: CheckFailure): string {
   ].join("\n")}\n`;
 }
 
-// The step summary of a check that stopped: the error where the table would be.
+// The step summary of a check that stopped: the error where the table would be. Sources that do
+// not build were judged (nothing reached); any other stop left the project not checked.
 export function failureSummary(failure: CheckFailure): string {
+  const why =
+    failure.name === BUILD_CASE
+      ? `**does not build**: ${markdownText(failure.message)}`
+      : `not checked: ${failure.name === "the check ran" ? "" : `${markdownText(failure.name)}: `}${markdownText(failure.message)}`;
   return `${[
-    `### agent-code check: ${cell(failure.project ?? "(no project)")}`,
+    `### agent-code check: ${markdownText(failure.project ?? "(no project)")}`,
     "",
     "highest stage passed: **none**",
     "",
-    `not checked: ${failure.name === "the check ran" ? "" : `${failure.name}: `}${failure.message}`,
+    why,
     "",
     revisions(failure.course, failure.projectCommit, failure.seed),
   ].join("\n")}\n\n`;
@@ -184,7 +234,7 @@ function revisions(
   seed: number | null | undefined,
 ): string {
   const short = (commit: string | null | undefined) =>
-    commit ? `\`${commit.slice(0, 12)}\`` : "not a git repository";
+    commit ? markdownCode(commit.slice(0, 12)) : "not a git repository";
   const seeded =
     seed === null || seed === undefined ? "" : `; seed ${seed} (\`--seed ${seed}\` repeats it)`;
   return `learner's commit: ${short(project)}; course: ${short(course.commit)} (version ${course.version})${seeded}`;
@@ -197,10 +247,11 @@ export function attributes(values: Record<string, string | number>): string {
 }
 
 // XML text: markup escaped, and the control characters XML 1.0 cannot hold at all (a program's
-// stderr may have any) dropped.
+// stderr may have any) dropped, with DEL and the C1 controls it can but should not (`--reporter
+// junit` prints it on a terminal, which would act on them).
 export function text(value: string): string {
   return value
-    .replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
+    .replace(/[^\t\n\r\u0020-\u007E\u00A0-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")
     .replace(/>/g, "&gt;");
@@ -210,17 +261,23 @@ export function text(value: string): string {
 // page shows without opening a file.
 export function stepSummary(report: CheckReport): string {
   const verdict = report.complete
-    ? `highest stage passed: **${report.highestStagePassed ?? "none"}**`
+    ? `highest stage passed: **${markdownText(report.highestStagePassed ?? "none")}**`
     : "not a full check (`--only`)";
   const next = report.nextToFix;
   const lines = [
-    `### agent-code check: ${cell(report.project)}`,
+    `### agent-code check: ${markdownText(report.project)}`,
     "",
+    ...(report.unsandboxed === undefined
+      ? []
+      : [`**Learner code ran without the sandbox**: ${markdownText(report.unsandboxed)}`, ""]),
+    ...(report.startError === undefined
+      ? []
+      : [`**does not start**: ${markdownText(report.startError)}`, ""]),
     verdict,
     ...(next
       ? [
           "",
-          `next to fix (${next.stage}): ${cell(next.title)} \`${next.id}\`: ${cell(next.message)}${next.docs ? ` (read ${next.docs})` : ""}`,
+          `next to fix (${markdownText(next.stage)}): ${markdownText(next.title)} ${markdownCode(next.id)}: ${markdownText(next.message)}${next.docs ? ` (read ${markdownCode(next.docs)})` : ""}`,
         ]
       : []),
     "",
@@ -239,9 +296,9 @@ export function stepSummary(report: CheckReport): string {
     const failing = stage.scenarios
       .filter((scenario) => scenario.level === "core" && scenario.verdict !== "pass")
       .filter((scenario) => !scenario.outgrown)
-      .map((scenario) => `\`${scenario.id}\``);
+      .map((scenario) => markdownCode(scenario.id));
     const { core, conformance } = stage.counts;
-    const name = optional(stage) ? `${stage.stage} (optional)` : stage.stage;
+    const name = markdownText(optional(stage) ? `${stage.stage} (optional)` : stage.stage);
     const passed = (stage.reached ?? stage.passed) ? "yes" : "no";
     lines.push(
       `| ${name} | ${passed} | ${core.passed}/${core.total} | ${conformance.passed}/${conformance.total} | ${failing.join(", ") || "none"} |`,
@@ -250,6 +307,25 @@ export function stepSummary(report: CheckReport): string {
   return `${lines.join("\n")}\n\n`;
 }
 
-function cell(value: string): string {
-  return value.replace(/\|/g, "\\|").replace(/\n/g, " ");
+// Markdown that shows its text as text: a learner's folder name, an error line, a message quoting
+// their program's output or anything read from a report they could write may hold a `|`, a line
+// break, a link, a code span or HTML, which in a table, a page or the Actions step summary would
+// make cells, rows or markup of their own. A backslash is escaped too, so that none can undo an
+// escape, and control characters go as in a terminal line.
+export function markdownText(value: string): string {
+  return printable(value.replace(/[\r\n]+/g, " ")).replace(/[\\|<>[\]`]/g, "\\$&");
+}
+
+// An id (a stage, a scenario, a docs link, a commit) in a code span when it is one, letters,
+// digits and `-_./:#@`; anything else, which no escape inside a code span could hold, as text.
+export function markdownCode(value: string): string {
+  return /^[\w./:#@-]+$/.test(value) ? `\`${value}\`` : markdownText(value);
+}
+
+// A line a terminal shows as text: control characters (C0 but tab, DEL and C1), with which a
+// program's stderr could move the cursor, rewrite a line, recolour or retitle the terminal (every
+// escape sequence starts with ESC or a C1 control), each become U+FFFD.
+export function printable(value: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters replaced
+  return value.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f]/g, "\uFFFD");
 }

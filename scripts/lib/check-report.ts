@@ -40,6 +40,9 @@ export function textOutput(write: Write, colour: boolean, verbose = false): Chec
       write(`project: ${settings.project}${whose}\ncommand: ${settings.command.join(" ")}\n`);
       if (settings.seed !== undefined) write(`${seedLine(settings.seed)}\n`);
     },
+    startError(message) {
+      write(`\n${startErrorLines(message).join("\n")}\n`);
+    },
     stage(stage, title) {
       quoted = new Set();
       if (!summaryOnly) write(`\n${stage}: ${title}\n`);
@@ -134,6 +137,14 @@ function nextToFixLines(report: CheckReport, colour: boolean): string[] {
   return lines;
 }
 
+// A program that never started: the cause first, since every miss below follows from it.
+export function startErrorLines(message: string): string[] {
+  return [
+    `does not start: ${message}`,
+    "      every run ended with a failure before the program printed a line",
+  ];
+}
+
 // The seed a check drew from, and how to ask the same again: a learner who fixes a seeded
 // scenario checks it at the seed it missed at.
 export function seedLine(seed: number): string {
@@ -144,7 +155,7 @@ export function seedLine(seed: number): string {
 // stages, and the error.
 export function failureJson(failure: CheckFailure): string {
   const report: CheckReport = {
-    version: 4,
+    version: 5,
     course: failure.course,
     checkedAt: failure.checkedAt,
     project: failure.project ?? "",
@@ -162,8 +173,9 @@ export function failureJson(failure: CheckFailure): string {
   return `${JSON.stringify(report, null, 2)}\n`;
 }
 
-// A project whose sources do not parse: one failure quoting esbuild's `file:line:column: text`,
-// and no scenario run. In JSON, no stages and the message as `buildError`.
+// A project whose sources do not build (a file that does not parse, an import of a file that is
+// not there): one failure quoting esbuild's `file:line:column: text`, and no scenario run. In
+// JSON, no stages and the message as `buildError`.
 export function buildFailure(
   settings: Pick<CheckSettings, "project" | "strict" | "seed">,
   message: string,
@@ -171,7 +183,7 @@ export function buildFailure(
 ): string {
   if (json) {
     const report: CheckReport = {
-      version: 4,
+      version: 5,
       course: courseRevision(),
       checkedAt: new Date().toISOString(),
       project: settings.project,
@@ -197,6 +209,41 @@ export function buildFailure(
     "highest stage passed: none",
     "",
   ].join("\n");
+}
+
+// A report a person can open (check:class's reports/<learner>.json): each stage keeps its counts
+// and judgement, names the scenarios that passed and the notes by id, and holds in full only its
+// deciding misses, each once: a kept scenario that misses the same way in every later stage is
+// named there. A program that never started has one cause, the report's startError, so no
+// scenario repeats its stderr. Everything that judged a miss stays; --verbose keeps every scenario.
+export function briefReport(report: CheckReport): CheckReport {
+  const shown = new Set<string>();
+  const quiet = report.startError !== undefined;
+  const stages = report.stages.map((stage) => {
+    const passedIds: string[] = [];
+    const notedIds: string[] = [];
+    const failedAboveIds: string[] = [];
+    const scenarios: ScenarioReport[] = [];
+    for (const scenario of stage.scenarios) {
+      if (scenario.verdict === "pass") passedIds.push(scenario.id);
+      else if (scenario.verdict === "note") notedIds.push(scenario.id);
+      else {
+        const key = JSON.stringify([
+          scenario.id,
+          scenario.outgrown,
+          scenario.failures,
+          scenario.serverText,
+        ]);
+        if (shown.has(key)) failedAboveIds.push(scenario.id);
+        else {
+          shown.add(key);
+          scenarios.push(quiet ? { ...scenario, stderrTail: null, stderrExcerpt: null } : scenario);
+        }
+      }
+    }
+    return { ...stage, scenarios, passedIds, notedIds, failedAboveIds };
+  });
+  return { ...report, stages, brief: true };
 }
 
 // The highest stage passed, and the optional stages that passed; a check that --only narrowed

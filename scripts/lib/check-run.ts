@@ -3,16 +3,23 @@
 import { execFileSync } from "node:child_process";
 import { availableParallelism } from "node:os";
 import {
+  type CliRun,
+  type Contract,
+  declaredWaitMs,
+  type EnvOverrides,
   FIXED_SEED,
   findContract,
   runContract,
+  runKey,
+  type Scenario,
   type ScenarioResult,
   type SharedRuns,
 } from "@agent-code/test-kit";
 import { type CourseRevision, courseRevision } from "./check-course.ts";
 import { inheritFilter } from "./check-env.ts";
 import { judgeHeadline } from "./check-headline.ts";
-import { sandboxCommand } from "./check-sandbox.ts";
+import { directInterpreter } from "./check-project.ts";
+import { sandboxCommand, unsandboxed } from "./check-sandbox.ts";
 import { isMainLine, UsageError } from "./command.ts";
 
 export interface CheckSettings {
@@ -29,6 +36,8 @@ export interface CheckSettings {
   // Set when the check runs the course's own code because no --project was given inside the
   // course: the command that checks the learner's project instead.
   courseCode?: string;
+  // Variables every run of the command gets (a Python fallback's PYTHONPATH).
+  env?: EnvOverrides;
 }
 
 // pass; fail (decides the stage); note (a conformance miss, which decides only with --strict).
@@ -70,6 +79,11 @@ export interface StageReport {
   // The headline's judgement: every deciding scenario passed once the outgrown ones are set aside.
   reached?: boolean;
   durationMs?: number;
+  // In a brief report (check:class's copy), what `scenarios` no longer holds in full: the ids that
+  // passed, the notes, and the misses an earlier stage of the report shows.
+  passedIds?: string[];
+  notedIds?: string[];
+  failedAboveIds?: string[];
 }
 
 // The first deciding miss above the headline, in course order: what to work on next.
@@ -83,7 +97,7 @@ export interface NextToFix {
 }
 
 export interface CheckReport {
-  version: 4;
+  version: 5;
   // The revision of this course that judged the project, and when the check started.
   course: CourseRevision;
   checkedAt: string;
@@ -103,16 +117,26 @@ export interface CheckReport {
   // Optional stages (challenges, appendices) that passed, shown apart from the headline.
   optionalPassed?: string[];
   nextToFix?: NextToFix | null;
-  // Set, with no stages, when the project's sources did not parse and nothing ran.
+  // Set, with no stages, when the project's sources did not build (a file that does not parse, an
+  // import of a file that is not there) and nothing ran.
   buildError?: string;
+  // Set when every run of the program ended before it printed a line, with a failed exit: the
+  // line of its stderr that says why. Nothing was reached.
+  startError?: string;
   // Set, with no stages, when the check stopped before judging anything: a usage error (exit 2),
   // an interruption (130), a failure of the check itself.
   error?: string;
+  // Set when the program ran without the sandbox on this machine: why, and what it could reach.
+  unsandboxed?: string;
+  // check:class's copy of the report, with the runs that passed named rather than shown.
+  brief?: true;
 }
 
 // What the text and JSON outputs are told as the check goes; scenarios arrive in contract order.
 export interface CheckOutput {
   start(settings: CheckSettings): void;
+  // Before anything of the stages: the program did not start (CheckReport's startError).
+  startError?(message: string): void;
   stage(stage: string, title: string): void;
   scenario(stage: string, scenario: ScenarioReport): void;
   stageDone(report: StageReport): void;
@@ -123,6 +147,12 @@ export interface CheckOutput {
 // two (scenarios also wait on retries and timeouts), at most four (a check should not take over a
 // machine).
 const CONCURRENCY = Math.min(4, Math.max(2, availableParallelism()));
+// Scenarios that wait on purpose (a settle, a Ctrl-C's delay, a slow answer: seconds each) run in
+// a pool of their own beside those: their waits need no CPU.
+const WAITING_POOL = {
+  concurrency: 4,
+  holds: (scenario: Scenario) => declaredWaitMs(scenario) > 0,
+};
 
 // Every stage of the settings in turn; undefined when `signal` stopped the check (Ctrl-C).
 export async function runCheck(
@@ -136,33 +166,220 @@ export async function runCheck(
   // Later stages keep many of their base's scenarios unchanged, and a conformance scenario often
   // judges the same run as a core one: each distinct run happens once a check.
   const sharedRuns: SharedRuns = new Map();
-  // The program runs in a sandbox where it can have one (check-sandbox.ts); reports keep its command.
-  const sandboxed = { ...settings, command: sandboxCommand(settings.command, settings.project) };
-  for (const stage of settings.stages) {
-    const report = await checkStage(stage, sandboxed, output, sharedRuns, signal);
-    if (report === undefined) return undefined;
-    output.stageDone(report);
-    stages.push(report);
-  }
-  const complete = settings.only === undefined;
-  const headline = judgeHeadline(stages, settings.strict);
-  const report: CheckReport = {
-    version: 4,
-    course: courseRevision(),
-    checkedAt,
-    project: settings.project,
-    projectCommit: projectCommit(settings.project),
-    seed: settings.seed ?? FIXED_SEED,
-    command: settings.command,
-    strict: settings.strict,
-    complete,
-    stages,
-    highestStagePassed: complete ? headline.highestStagePassed : null,
-    optionalPassed: headline.optionalPassed,
-    nextToFix: complete ? headline.nextToFix : null,
+  // The program runs in a sandbox where it can have one (check-sandbox.ts), python3 as the
+  // interpreter a shim would start; reports keep its command as given.
+  const inherit = inheritFilter(settings.passEnv);
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => inherit(name)));
+  const direct = directInterpreter(settings.command, settings.project, env);
+  const sandboxed = { ...settings, command: sandboxCommand(direct, settings.project) };
+  // Until a run shows that the program starts, what the stages print waits: a program that never
+  // does is said to first (startError).
+  const gate = gated(output);
+  const runs = new Set<CliRun>();
+  const watch = (result: ScenarioResult) => {
+    if (result.skipped !== undefined) return;
+    runs.add(result.run);
+    if (started(result.run)) gate.open();
   };
-  output.done(report);
-  return report;
+  const ahead = settings.stages.length > 1 ? runAhead(sandboxed, sharedRuns, signal) : undefined;
+  let stageStart = performance.now();
+  try {
+    for (const stage of settings.stages) {
+      await ahead?.ready(stage);
+      if (ahead?.failure !== undefined) throw ahead.failure;
+      if (ahead?.spawnError !== undefined) throw cannotStart(settings, ahead.spawnError);
+      const report = await checkStage(stage, sandboxed, gate.output, sharedRuns, watch, signal);
+      if (report === undefined) return undefined;
+      // The stages' runs share one pool: a stage's time is what it took after the one before.
+      if (ahead !== undefined) {
+        const now = performance.now();
+        report.durationMs = Math.round(now - stageStart);
+        stageStart = now;
+      }
+      gate.output.stageDone(report);
+      stages.push(report);
+    }
+    const startError = startFailure([...runs]);
+    if (startError !== undefined) output.startError?.(startError);
+    gate.open();
+    const complete = settings.only === undefined;
+    const headline = judgeHeadline(stages, settings.strict);
+    const report: CheckReport = {
+      version: 5,
+      course: courseRevision(),
+      checkedAt,
+      project: settings.project,
+      projectCommit: projectCommit(settings.project),
+      seed: settings.seed ?? FIXED_SEED,
+      command: settings.command,
+      strict: settings.strict,
+      complete,
+      stages,
+      highestStagePassed: complete ? headline.highestStagePassed : null,
+      optionalPassed: headline.optionalPassed,
+      nextToFix: complete ? headline.nextToFix : null,
+      ...(startError === undefined ? {} : { startError }),
+      ...(unsandboxed() === undefined ? {} : { unsandboxed: unsandboxed() }),
+    };
+    output.done(report);
+    return report;
+  } finally {
+    // An interrupted check still shows what it judged.
+    gate.open();
+  }
+}
+
+// With several stages, every distinct run of them all goes into one pool at the start, so that no
+// stage waits for the slowest run of the one before; each stage is then judged from those runs, in
+// course order, once its own are done. Stops at the first run that cannot be spawned.
+function runAhead(
+  settings: CheckSettings,
+  sharedRuns: SharedRuns,
+  signal?: AbortSignal,
+): { ready: (stage: string) => Promise<void>; spawnError?: string; failure?: unknown } {
+  const unique = new Map<string, Scenario>();
+  const keysOf = new Map<string, string[]>();
+  for (const stage of settings.stages) {
+    const keys = chosen(contractOf(stage), settings.only).map((scenario) => {
+      const key = runKey(scenario);
+      if (!unique.has(key)) unique.set(key, scenario);
+      return key;
+    });
+    keysOf.set(stage, keys);
+  }
+  const done = new Map<string, () => void>();
+  const finished = new Map<string, Promise<void>>();
+  for (const key of unique.keys()) {
+    finished.set(key, new Promise((resolve) => done.set(key, resolve)));
+  }
+  const keys = [...unique.keys()];
+  const noStart = new AbortController();
+  const state: { ready: (stage: string) => Promise<void>; spawnError?: string; failure?: unknown } =
+    {
+      ready: (stage) =>
+        Promise.all((keysOf.get(stage) ?? []).map((key) => finished.get(key))).then(() => {}),
+    };
+  // Each run under an id of its own (its place in `keys`): ids repeat across stages, inputs do not.
+  const batch: Contract = {
+    stage: "check",
+    title: "every run of the check",
+    scenarios: [...unique.values()].map((scenario, index) => ({ ...scenario, id: String(index) })),
+  };
+  void runContract(batch, {
+    ...runOptions(settings, sharedRuns),
+    signal: signal ? AbortSignal.any([signal, noStart.signal]) : noStart.signal,
+    onScenario(result) {
+      if (result.run.spawnError !== undefined && state.spawnError === undefined) {
+        state.spawnError = result.run.spawnError;
+        noStart.abort();
+      }
+      done.get(keys[Number(result.id)] ?? "")?.();
+    },
+  })
+    .catch((error: unknown) => {
+      state.failure = error;
+    })
+    .finally(() => {
+      for (const resolve of done.values()) resolve();
+    });
+  return state;
+}
+
+// What every runContract of a check shares.
+function runOptions(settings: CheckSettings, sharedRuns: SharedRuns) {
+  return {
+    command: settings.command,
+    cwd: settings.project,
+    timeoutMs: settings.timeoutMs,
+    only: settings.only,
+    concurrency: CONCURRENCY,
+    waitingPool: WAITING_POOL,
+    sharedRuns,
+    inheritEnv: inheritFilter(settings.passEnv),
+    ...(settings.env === undefined ? {} : { env: settings.env }),
+    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
+  };
+}
+
+function contractOf(stage: string): Contract {
+  const contract = findContract(stage);
+  if (contract === undefined) throw new Error(`no contract for stage: ${stage}`);
+  return contract;
+}
+
+function chosen(contract: Contract, only: string[] | undefined): Scenario[] {
+  return contract.scenarios.filter((scenario) => only === undefined || only.includes(scenario.id));
+}
+
+function cannotStart(settings: CheckSettings, spawnError: string): UsageError {
+  return new UsageError(`cannot start \`${settings.command.join(" ")}\`: ${spawnError}`);
+}
+
+// A run shows the program started when it printed a line, exited 0, or ran until it was stopped.
+function started(run: CliRun): boolean {
+  return run.stdout.trim() !== "" || run.exitCode === 0 || run.timedOut;
+}
+
+// The output's stages, scenarios and stage ends held back until `open`, then passed on in order.
+function gated(output: CheckOutput): { output: CheckOutput; open: () => void } {
+  let held: (() => void)[] | undefined = [];
+  const later = (call: () => void): void => {
+    if (held === undefined) call();
+    else held.push(call);
+  };
+  return {
+    output: {
+      ...output,
+      stage: (stage, title) => later(() => output.stage(stage, title)),
+      scenario: (stage, scenario) => later(() => output.scenario(stage, scenario)),
+      stageDone: (report) => later(() => output.stageDone(report)),
+    },
+    open() {
+      const calls = held ?? [];
+      held = undefined;
+      for (const call of calls) call();
+    },
+  };
+}
+
+// A program that never started: every run ended with a failure and nothing on stdout (an import
+// that fails, a throw at the top of cli.ts). Its cause is the line of stderr most runs lead with.
+export function startFailure(runs: CliRun[]): string | undefined {
+  if (runs.length === 0 || runs.some(started)) return undefined;
+  const counts = new Map<string, number>();
+  for (const run of runs) {
+    const line = causeLine(run.stderr);
+    counts.set(line, (counts.get(line) ?? 0) + 1);
+  }
+  const [cause] = [...counts].sort((a, b) => b[1] - a[1])[0] ?? [""];
+  return cause;
+}
+
+// Where Node shows the line that threw: `file:///…/cli.ts:3` or `node:internal/…:314`, the line
+// itself, then a caret under it.
+const LOCATION = /^(file:\/\/|node:|\/|[A-Za-z]:\\)\S*:\d+$/;
+const CARET = /^\s*\^+\s*$/;
+const NAMED_ERROR = /^([\w$.]*(Error|Exception)\b|error\b)/i;
+const CAUSE_CHARS = 300;
+
+// The line that says why a run failed: an error's own line (`Error: boom`, Python's last line
+// `ModuleNotFoundError: …`, `error: …`), else the first line that is not a frame, a source line
+// Node quotes or its caret; "it printed nothing" when stderr is empty.
+export function causeLine(stderr: string): string {
+  const lines = stderr.split("\n").filter((line) => line.trim() !== "");
+  const quoted = new Set(lines.flatMap((line, index) => (LOCATION.test(line) ? [index + 1] : [])));
+  const plain = lines.filter(
+    (line, index) =>
+      !/^\s/.test(line) &&
+      !LOCATION.test(line) &&
+      !CARET.test(line) &&
+      !quoted.has(index) &&
+      !line.startsWith("Traceback ") &&
+      !/^Node\.js v\d/.test(line),
+  );
+  const line = plain.find((one) => NAMED_ERROR.test(one)) ?? plain[0];
+  if (line === undefined) return "it printed nothing on stderr either";
+  return line.length > CAUSE_CHARS ? `${line.slice(0, CAUSE_CHARS)}…` : line;
 }
 
 async function checkStage(
@@ -170,15 +387,15 @@ async function checkStage(
   settings: CheckSettings,
   output: CheckOutput,
   sharedRuns: SharedRuns,
+  watch: (result: ScenarioResult) => void,
   signal?: AbortSignal,
 ): Promise<StageReport | undefined> {
-  const contract = findContract(stage);
-  if (contract === undefined) throw new Error(`no contract for stage: ${stage}`);
+  const contract = contractOf(stage);
   output.stage(stage, contract.title);
   const started = performance.now();
   // A command that cannot start fails every scenario the same way: stop at the first one.
-  const cannotStart = new AbortController();
-  const stop = signal ? AbortSignal.any([signal, cannotStart.signal]) : cannotStart.signal;
+  const noStart = new AbortController();
+  const stop = signal ? AbortSignal.any([signal, noStart.signal]) : noStart.signal;
   let spawnError: string | undefined;
   // Results arrive as scenarios finish; they are passed on in contract order.
   const pending = contract.scenarios
@@ -188,22 +405,16 @@ async function checkStage(
   const aliases = new Map(contract.scenarios.map((scenario) => [scenario.id, scenario.aliases]));
 
   const result = await runContract(contract, {
-    command: settings.command,
-    cwd: settings.project,
-    timeoutMs: settings.timeoutMs,
-    only: settings.only,
-    concurrency: CONCURRENCY,
+    ...runOptions(settings, sharedRuns),
     signal: stop,
-    sharedRuns,
-    inheritEnv: inheritFilter(settings.passEnv),
-    ...(settings.seed === undefined ? {} : { seed: settings.seed }),
     onScenario(scenario) {
       if (stop.aborted) return;
       if (scenario.run.spawnError !== undefined) {
         spawnError = scenario.run.spawnError;
-        cannotStart.abort();
+        noStart.abort();
         return;
       }
+      watch(scenario);
       finished.set(scenario.id, scenarioReport(scenario, stage, settings, aliases));
       for (const id of [...pending]) {
         const next = finished.get(id);
@@ -213,9 +424,7 @@ async function checkStage(
       }
     },
   });
-  if (spawnError !== undefined) {
-    throw new UsageError(`cannot start \`${settings.command.join(" ")}\`: ${spawnError}`);
-  }
+  if (spawnError !== undefined) throw cannotStart(settings, spawnError);
   if (signal?.aborted) return undefined;
   const scenarios = result.scenarios.map((scenario) =>
     scenarioReport(scenario, stage, settings, aliases),

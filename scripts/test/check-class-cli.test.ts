@@ -3,7 +3,7 @@
 // unless --force, and --cmd run in each project's folder.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { delimiter, dirname, isAbsolute, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { runCli } from "@agent-code/test-kit";
 import { parse, type TestSuites } from "junit2json";
@@ -53,7 +53,7 @@ test(
     const args = ["day-1", "--stage", "day-1", "--out", "day-1-grades", "--jobs", "2"];
     const run = await checkClass(args, { PATH: NO_UV, GITHUB_STEP_SUMMARY: summary });
     const out = join(dir, "day-1-grades");
-    const uv = `not checked: uv is not installed (the project starts with \`uv run agent-code\`): install it (https://docs.astral.sh/uv/getting-started/installation/), then run uv sync in ${join(projects, "uma")}`;
+    const uv = `not checked: uv is not installed (the project starts with \`uv run agent-code\`): install it (https://docs.astral.sh/uv/getting-started/installation/), then run uv sync in ${join(projects, "uma")}; or add "python": {"module": "<its package>"} to its agent-code.check.json to run it with python3 -m`;
     expect(run.exitCode).toBe(1);
     expect(run.stdoutLines).toEqual([
       "ada: highest stage passed: day-1",
@@ -71,13 +71,19 @@ test(
     expect(report.learners.map((row) => row.learner)).toEqual(["ada", "uma", "zed"]);
     expect(report.learners[1]?.error).toBe(uv);
     const table = readFileSync(join(out, "class.md"), "utf8");
-    expect(table).toMatch(/\| ada \| day-1 \| 1\/1 \| \d+\/\d+ \| none \|\n\| uma \| not checked /);
+    expect(table).toMatch(
+      /\| ada \| day-1 \| 1\/1 \| none \|\n\| uma \| not checked \| -\/1 \| uv is not /,
+    );
     // The summary holds the class table once, not a table per project.
     expect(readFileSync(summary, "utf8")).toBe(table);
     expect(readFileSync(join(out, "reports", "ada.md"), "utf8")).toContain(
       "Nothing: every core scenario above your highest stage passed.",
     );
-    expect(readFileSync(join(out, "reports", "uma.md"), "utf8")).toContain("**Not graded.** uv");
+    // uma's page says why on its first line, and both ways on: install uv, or run without it;
+    // as text, its backticks and angle brackets escaped.
+    expect(readFileSync(join(out, "reports", "uma.md"), "utf8").split("\n")[0]).toBe(
+      `# agent-code check, uma: not checked (no points): ${uv.replace("not checked: ", "").replace(/[`<>]/g, "\\$&")}`,
+    );
 
     // Grades already there stay: one line, exit 2, nothing checked.
     const again = await checkClass(args, { PATH: NO_UV });
@@ -116,7 +122,31 @@ test("a usage error under --reporter junit: exit 2, the error line, and XML with
   expect(props.find((one) => one.name === "project")?.value).toBe(join(dir, "usage"));
 }, 30_000);
 
-describe.skipIf(!HAS_PYTHON)("--cmd (needs python3)", () => {
+describe.skipIf(!HAS_PYTHON)("--cmd, and Python without uv (needs python3)", () => {
+  test.skipIf(!isAbsolute(PYTHON ?? ""))(
+    "a project that starts with uv runs with python3 -m where uv is missing, as its file allows",
+    async () => {
+      const projects = join(dir, "no-uv");
+      pythonProject(join(projects, "chen"));
+      writeFileSync(
+        join(projects, "chen", "agent-code.check.json"),
+        '{ "command": ["uv", "run", "agent-code"], "python": { "module": "agent_code" } }\n',
+      );
+      const run = await checkClass(
+        ["no-uv", "--stages", "day-2-v1,day-2-v2", "--out", "no-uv-grades"],
+        // Node and Python, and no uv.
+        { PATH: `${NO_UV}${delimiter}${dirname(PYTHON ?? "")}` },
+      );
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.stdoutLines[0]).toBe("chen: highest stage passed: day-2-v2");
+      const report: CheckReport = JSON.parse(
+        readFileSync(join(dir, "no-uv-grades", "reports", "chen.json"), "utf8"),
+      );
+      expect(report.command).toEqual(["python3", "-m", "agent_code"]);
+    },
+    CLASS_MS,
+  );
+
   test(
     "--cmd starts every project, in its own folder",
     async () => {

@@ -1,13 +1,17 @@
 // The instructors' walk-through (docs/instructors.md), every command of it run as written on a class
-// of five, TypeScript and Python, with no per-project flags: the headline and next thing to fix of
-// each, the table, points and pages that match each project's own report; then the settings
-// check:class takes.
+// of seven, TypeScript and Python, with no per-project flags: the headline and next thing to fix of
+// each, the table, points and pages that match each project's own report, the two projects that
+// reach nothing with their cause first, and each page's command run as the learner would run it;
+// then the settings check:class takes.
+import { execFileSync } from "node:child_process";
 import {
   chmodSync,
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from "node:fs";
@@ -25,7 +29,7 @@ import { HAS_PYTHON, PYTHON } from "./python-project.ts";
 const dir = mkdtempSync(join(tmpdir(), "check-class-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-// Five projects, two stages each (Day 2 v1 and v2, smaller than day-2-v3): minutes on a busy
+// Seven projects, two stages each (Day 2 v1 and v2, smaller than day-2-v3): minutes on a busy
 // machine.
 const CLASS_MS = 600_000;
 // The Python project's `python3` is found first in its interpreter's own folder, not through a
@@ -35,9 +39,10 @@ const PATH =
     ? `${dirname(PYTHON)}${delimiter}${process.env.PATH ?? ""}`
     : process.env.PATH;
 
-// The class of five (issue #44), graded on Day 2 v1 and v2 at one seed: what an instructor should
+// The class (issues #44 and #57), graded on Day 2 v1 and v2 at one seed: what an instructor should
 // read for each. ada has outgrown Day 2 v1's answer without tools; brian has one bug; chen writes
-// Python; dana's sources do not parse; eve's echo answers the pages' `hi` whatever it is asked.
+// Python; dana's sources do not parse; eve's echo answers the pages' `hi` whatever it is asked;
+// fay's program throws before it prints a line; gus imports a file he never added.
 const SEED = 2026;
 const STAGES_GRADED = ["day-2-v1", "day-2-v2"];
 const EXPECTED = {
@@ -46,6 +51,8 @@ const EXPECTED = {
   chen: { headline: "day-2-v2", next: null },
   dana: { headline: null, next: "day-2-v1/src/cli.ts" },
   eve: { headline: "day-2-v1", next: "day-2-v2/parallel-tool-calls" },
+  fay: { headline: null, next: "day-2-v1/start" },
+  gus: { headline: null, next: "day-2-v1/src/cli.ts" },
 };
 
 // The walk-through of docs/instructors.md: its code blocks in page order, with their languages.
@@ -70,42 +77,51 @@ function shell(script: string, home: string, cwd: string, path = PATH) {
 }
 
 describe.skipIf(!HAS_PYTHON)(
-  "the instructors' walk-through on a class of five (needs python3)",
+  "the instructors' walk-through on a class of seven (needs python3)",
   () => {
     test(
       "every command of the page runs; each learner gets the headline and next step expected",
       async () => {
         const blocks = walkThrough();
-        expect(blocks.map((block) => block.lang)).toEqual(["sh", "sh", "text", "sh"]);
-        const [install, grade, printed, closer] = blocks;
+        expect(blocks.map((block) => block.lang)).toEqual(["sh", "text", "sh"]);
+        const [grade, printed, closer] = blocks;
         const home = join(dir, "home");
         const projects = join(home, "class", "projects");
         mkdirSync(projects, { recursive: true });
         writeClass(projects, { python: true });
         symlinkSync(ROOT, join(home, "agent-code-course"), "dir");
 
-        // Step 2 installs from the network: pnpm and uv stand-ins on PATH record what it ran.
-        const bin = join(dir, "bin");
+        // Step 2 installs each project that has a lock file, in the sandbox, then grades. An
+        // install fetches from the network: ada's lock file meets a pnpm stand-in on PATH, which
+        // notes in her folder (the one it may write) what it was asked, and passes every other
+        // command on to pnpm. (Its folder holds nothing else: the sandbox lets it back read-only.)
+        writeFileSync(join(projects, "ada", "pnpm-lock.yaml"), "lockfileVersion: '9.0'\n");
+        const bin = join(dir, "stand-ins");
         mkdirSync(bin);
-        for (const name of ["pnpm", "uv"]) {
-          const log = join(dir, "installs.log");
-          writeFileSync(join(bin, name), `#!/bin/sh\necho "${name} $* (in $PWD)" >> '${log}'\n`);
-          chmodSync(join(bin, name), 0o755);
-        }
-        const installed = await shell(install?.text ?? "", home, home, `${bin}${delimiter}${PATH}`);
-        expect(installed.exitCode).toBe(0);
-        // chen's Python has no pyproject.toml (the standard library only): nothing to sync.
-        expect(readFileSync(join(dir, "installs.log"), "utf8")).toBe(
-          ["ada", "brian", "dana", "eve"]
-            .map((name) => `pnpm --dir ${name}/ install --frozen-lockfile (in ${projects})\n`)
-            .join(""),
+        const pnpm = execFileSync("sh", ["-c", "command -v pnpm"], { encoding: "utf8" }).trim();
+        writeFileSync(
+          join(bin, "pnpm"),
+          `#!/bin/sh\nif [ "$1" = install ]; then echo "pnpm $* (in $PWD)" >> installs.log; exit 0; fi\nexec '${pnpm}' "$@"\n`,
         );
-
-        // Step 3 grades: what it prints is what the page shows, then where the table is.
-        expect(grade?.text).toContain(`--stages ${STAGES_GRADED.join(",")} --seed ${SEED}`);
-        const run = await shell(grade?.text ?? "", home, home);
+        chmodSync(join(bin, "pnpm"), 0o755);
+        expect(grade?.text).toContain(
+          `--install --stages ${STAGES_GRADED.join(",")} --seed ${SEED}`,
+        );
+        const run = await shell(grade?.text ?? "", home, home, `${bin}${delimiter}${PATH}`);
         const out = join(home, "class", "projects-grades");
-        // Every project was checked, dana's too (her sources were judged: they do not build).
+        // ada's install ran in her folder, from her lock file, and its log is beside her report;
+        // the others have no lock file, so nothing to install.
+        expect(readFileSync(join(projects, "ada", "installs.log"), "utf8")).toBe(
+          `pnpm install --frozen-lockfile (in ${join(projects, "ada")})\n`,
+        );
+        expect(readFileSync(join(out, "reports", "ada.install.log"), "utf8")).toBe(
+          "$ pnpm install --frozen-lockfile  (exit 0)\n\n",
+        );
+        for (const learner of ["brian", "chen", "dana", "eve", "fay", "gus"]) {
+          expect(existsSync(join(out, "reports", `${learner}.install.log`))).toBe(false);
+        }
+        // Every project was checked: dana's and gus's sources were judged (they do not build), and
+        // fay's program was (it does not start).
         expect(run.exitCode).toBe(0);
         expect(run.stdoutLines).toEqual([
           ...(printed?.text ?? "").trimEnd().split("\n"),
@@ -124,7 +140,7 @@ describe.skipIf(!HAS_PYTHON)(
           ]),
         );
         expect(seen).toEqual(EXPECTED);
-        const [ada, brian, chen, dana, eve] = report.learners;
+        const [ada, brian, chen, dana, eve, fay, gus] = report.learners;
         // Every row is what that project's own report says, at the class's seed.
         for (const row of [ada, brian, chen, eve]) {
           const own: CheckReport = JSON.parse(
@@ -146,47 +162,103 @@ describe.skipIf(!HAS_PYTHON)(
         );
         expect(dana?.error).toBeNull();
         expect(dana?.buildError).toMatch(/^src[/]agent\.ts:\d+:\d+: /);
+        // gus's import of a file that is not there is a build failure too, quoting esbuild, and
+        // fay's program never printed a line: the line of stderr that says why, not a frame.
+        expect(gus?.buildError).toMatch(
+          /^src[/]tools\.ts:\d+:\d+: Could not resolve "\.\/system-date\.ts"$/,
+        );
+        expect(fay?.startError).toBe(
+          "Error: ENOENT: no such file or directory, open 'agent-code.settings.json'",
+        );
+        for (const row of [dana, fay, gus]) {
+          expect(row?.points).toEqual({ awarded: 0, available: 2 });
+          expect(row?.highestStagePassed).toBeNull();
+        }
+        const fayReport: CheckReport = JSON.parse(
+          readFileSync(join(out, "reports", "fay.json"), "utf8"),
+        );
+        expect(fayReport.startError).toBe(fay?.startError);
         // A progress line as each starts and ends, on stderr; the table keeps the names' order.
         const progress = run.stderr.split("\n").filter((line) => line.startsWith("["));
-        expect(progress.filter((line) => line.endsWith(": checking"))).toHaveLength(5);
+        expect(progress.filter((line) => line.endsWith(": checking"))).toHaveLength(7);
         const ends = progress.filter((line) => !line.endsWith(": checking"));
         expect(ends.map((line) => line.replace(/\(\d+ s\)$/, "(N s)")).sort()).toEqual([
-          "[1/5] ada: day-2-v2 (N s)",
-          "[2/5] brian: day-2-v1 (N s)",
-          "[3/5] chen: day-2-v2 (N s)",
-          "[4/5] dana: none (N s)",
-          "[5/5] eve: day-2-v1 (N s)",
+          "[1/7] ada: day-2-v2 (N s)",
+          "[2/7] brian: day-2-v1 (N s)",
+          "[3/7] chen: day-2-v2 (N s)",
+          "[4/7] dana: does not build (N s)",
+          "[5/7] eve: day-2-v1 (N s)",
+          "[6/7] fay: does not start (N s)",
+          "[7/7] gus: does not build (N s)",
         ]);
-        // The feedback pages: brian's names his scenario and its page; dana's quotes esbuild.
+        // The feedback pages: each says where the learner stands, or why nothing was reached, on
+        // its first line; brian's names his scenario and its page; ada's says what she outgrew.
         const feedback = (learner: string) =>
           readFileSync(join(out, "reports", `${learner}.md`), "utf8");
+        const firstLine = (learner: string) => feedback(learner).split("\n")[0];
+        expect(firstLine("brian")).toBe(
+          "# agent-code check, brian: highest stage passed day-2-v1 (1 of 2 points)",
+        );
+        expect(firstLine("dana")).toBe(
+          `# agent-code check, dana: does not build (0 of 2 points): ${dana?.buildError}`,
+        );
+        expect(firstLine("fay")).toBe(
+          `# agent-code check, fay: does not start (0 of 2 points): ${fay?.startError}`,
+        );
+        expect(firstLine("gus")).toBe(
+          `# agent-code check, gus: does not build (0 of 2 points): ${gus?.buildError}`,
+        );
         expect(feedback("brian")).toContain("day-2-v2, `parallel-tool-calls`");
-        expect(feedback("brian")).toContain("**Highest stage passed: day-2-v1** (1 of 2 points).");
-        expect(feedback("eve")).toContain(`at seed ${SEED}: \`pnpm check --seed ${SEED}\``);
-        expect(feedback("dana")).toContain("day-2-v1, `src/cli.ts`: src/cli.ts does not build");
+        expect(feedback("ada")).toMatch(
+          /^\| day-2-v1 \| \d+ of (\d+) passed, 1 outgrown \| reached \|$/m,
+        );
+        expect(feedback("ada")).toContain(
+          "Outgrown: a later stage changed the scenario, and your project does what that stage asks.",
+        );
         expect(readFileSync(join(out, "points.csv"), "utf8")).toBe(
           [
-            "learner,highest_stage_passed,points_awarded,points_available",
-            "ada,day-2-v2,2,2",
-            "brian,day-2-v1,1,2",
-            "chen,day-2-v2,2,2",
-            "dana,none,0,2",
-            "eve,day-2-v1,1,2",
+            "learner,highest_stage_passed,points_awarded,points_available,note",
+            "ada,day-2-v2,2,2,",
+            "brian,day-2-v1,1,2,",
+            "chen,day-2-v2,2,2,",
+            `dana,does not build,0,2,"${dana?.buildError?.replaceAll('"', '""')}"`,
+            "eve,day-2-v1,1,2,",
+            `fay,does not start,0,2,"${fay?.startError}"`,
+            `gus,does not build,0,2,"${gus?.buildError?.replaceAll('"', '""')}"`,
             "",
           ].join("\n"),
         );
+        // A table that fits a screen: a line per learner, the cause where nothing was reached.
         const table = readFileSync(join(out, "class.md"), "utf8");
-        expect(table).toContain(`seed ${SEED} for every project`);
+        expect(table).toContain(`seed ${SEED} for every`);
+        for (const line of table.split("\n")) expect(line.length).toBeLessThanOrEqual(100);
         const row = (learner: string) =>
           table.split("\n").find((line) => line.startsWith(`| ${learner} |`));
-        // Day 2 v1's column counts what passed there; its miss is outgrown, so none fails above.
-        expect(row("ada")).toMatch(
-          /^\| ada \| day-2-v2 \| 2\/2 \| \d+\/\d+ \| (\d+)\/\1 \| none \|$/,
-        );
-        expect(row("dana")).toMatch(/^\| dana \| none \| 0\/2 \| - \| - \| does not build: src/);
-        expect(row("eve")).toContain("| `day-2-v2/parallel-tool-calls` |");
+        expect(row("ada")).toBe("| ada | day-2-v2 | 2/2 | none |");
+        expect(row("eve")).toBe("| eve | day-2-v1 | 1/2 | `day-2-v2/parallel-tool-calls` |");
+        expect(row("dana")).toBe(`| dana | does not build | 0/2 | ${dana?.buildError} |`);
+        expect(row("fay")).toMatch(/^\| fay \| does not start \| 0\/2 \| Error: ENOENT: /);
+        // Each learner's report is brief: what passed by id, each miss once.
+        for (const row of report.learners) {
+          const size = statSync(join(out, "reports", `${row.learner}.json`)).size;
+          expect(size).toBeLessThan(200_000);
+        }
 
-        // Step 4: eve at the class's seed fails, at the pages' seed passes.
+        // The command each page gives, run in the learner's folder as the page says: it checks
+        // the class's stages at the class's seed, and eve reads what her row reads.
+        const replay = feedback("eve").match(/^```sh\n(.*)\n```$/m)?.[1] ?? "";
+        expect(replay).toBe(
+          `pnpm --dir ${ROOT} check --stages ${STAGES_GRADED.join(",")} --project . --seed ${SEED}`,
+        );
+        const again = await shell(replay, home, join(projects, "eve"));
+        expect(again.exitCode, again.stderr).toBe(0);
+        expect(again.stdoutLines[0]).toBe(`project: ${join(projects, "eve")}`);
+        expect(again.stdoutLines).toContain(
+          `seed: ${SEED} (--seed ${SEED} asks the same words and file names again)`,
+        );
+        expect(again.stdoutLines.at(-1)).toBe("highest stage passed: day-2-v1");
+
+        // Step 3: eve at the class's seed fails, at the pages' seed passes.
         const [atClass, atPages] = (closer?.text ?? "").trimEnd().split("\n");
         const course = join(home, "agent-code-course");
         const failing = await shell(atClass ?? "", home, course);
@@ -232,6 +304,11 @@ test("settings: the grades go beside the class by default, never into this repos
   expect(error([".", "--cmd", " "])).toBe(
     "--cmd is empty: give the command that starts every project",
   );
+  // The pages' own words are never what a class is graded on.
+  expect(error([".", "--seed", "0"])).toBe(
+    "--seed 0 asks the words the pages show, which a project can print without doing the work: grade at another seed (leave out --seed for a new one)",
+  );
+  expect(classSettings([".", "--seed", "7"], dir).seed).toBe(7);
 });
 
 test("settings: --jobs, --cmd for every project, and grades kept unless --force", () => {

@@ -46,6 +46,9 @@ test("a secret in the grader's environment never reaches the project; --pass-env
       "echo-round-trip",
       "--pass-env",
       "COURSE_DATASET_DIR",
+      // Its own folder, the one a sandboxed program may write.
+      "--project",
+      dir,
     ],
     {
       env: {

@@ -163,7 +163,7 @@ test("the learner's commit: HEAD of the project's repository, null outside one",
 
 test("JUnit times: seconds to the millisecond, per case, per suite, and for all", () => {
   const report: CheckReport = {
-    version: 4,
+    version: 5,
     course: { commit: "c".repeat(40), version: "0.1.0" },
     checkedAt: "2026-12-01T15:00:00.000Z",
     project: "/p",

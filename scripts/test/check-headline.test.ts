@@ -157,7 +157,7 @@ test("the first screen: the headline, the next thing to fix with its hint and li
   const stages = projectAt("day-4-v3", ["parallel-tool-calls"]);
   const judged = headline(stages);
   const report: CheckReport = {
-    version: 4,
+    version: 5,
     course: { commit: null, version: "0" },
     checkedAt: "2026-12-01T00:00:00.000Z",
     project: "/p",

@@ -30,7 +30,7 @@ test("a whole stage: course revision, timestamp, counts per level, aliases; vali
   );
   const report: CheckReport = JSON.parse(text);
   expect(schemaErrors(report, SCHEMA)).toEqual([]);
-  expect(report.version).toBe(4);
+  expect(report.version).toBe(5);
   expect(report.course).toEqual({
     commit: execFileSync("git", ["rev-parse", "HEAD"], { cwd: ROOT, encoding: "utf8" }).trim(),
     version: JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version,

@@ -50,7 +50,7 @@ test("a usage error under --json: exit 2, the error line, and a JSON document th
   const report: CheckReport = JSON.parse(run.stdout);
   expect(schemaErrors(report, SCHEMA)).toEqual([]);
   expect(report).toMatchObject({
-    version: 4,
+    version: 5,
     error,
     seed: 12,
     stages: [],

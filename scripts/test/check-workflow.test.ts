@@ -70,6 +70,10 @@ test("the workflow lays out, installs and publishes what its Check step uses", (
   const install = script(steps[4]);
   expect(install).toContain(`npm install -g ${packageManager}\n`);
   expect(install).toContain("pnpm --dir course install --frozen-lockfile\n");
+  // The learner's install runs outside the sandbox, so none of their lifecycle scripts runs.
+  expect(install.match(/pnpm --dir project install.*/g)).toEqual([
+    "pnpm --dir project install --frozen-lockfile --ignore-scripts",
+  ]);
   // What Check writes is what Publish uploads, even after a failed check.
   expect(script(steps[5])).toContain("> agent-code-check.xml");
   expect(value(steps[6]?.lines.join("\n") ?? "", "path")).toBe("agent-code-check.xml");

@@ -329,7 +329,7 @@ test("a first screen from a report: the stage after the highest one, or the firs
       output.stageDone(s);
     }
     output.done({
-      version: 4,
+      version: 5,
       course: { commit: null, version: "0" },
       checkedAt: "2026-12-01T00:00:00.000Z",
       project: "/p",
@@ -436,7 +436,7 @@ test("stderr with a stack: the error's first line and the project's own frames, 
 
 test("a schema miss is found: the checker below is no rubber stamp", () => {
   const report = {
-    version: 4,
+    version: 5,
     course: { commit: null, version: "0.1.0" },
     checkedAt: "2026-12-01T15:00:00.000Z",
     project: "/p",
@@ -667,7 +667,9 @@ test("Ctrl-C stops the check and every command it started", async () => {
     hang,
     `import { appendFileSync } from "node:fs";\nappendFileSync(${JSON.stringify(pids)}, process.pid + "\\n");\nsetInterval(() => {}, 1000);\n`,
   );
-  const child = spawn("node", ["--import", "tsx", SCRIPT, "day-2-v3", "--cmd", `node ${hang}`], {
+  // The project is the folder it writes to: a sandboxed program writes only its own.
+  const args = ["day-2-v3", "--project", dir, "--cmd", `node ${hang}`];
+  const child = spawn("node", ["--import", "tsx", SCRIPT, ...args], {
     cwd: ROOT,
     stdio: ["ignore", "ignore", "pipe"],
   });

@@ -2,8 +2,9 @@
 // page writes them so they cannot rot. The stage diffs of "Read the diff" each exit 0 and print the
 // diff of the stages they name. The live demo of "Showing the protocol live, without keys" starts
 // the fake server with the page's own script.json, runs Day 2 v2 against it, and reads back the
-// requests the loop sent: the run ends with the script's answer after calling both tools, and the
-// server accepted every request, the tool results in one user message after the assistant turn.
+// requests the loop sent at the control URL the server printed (its port and token): the run ends
+// with the script's answer after calling both tools, and the server accepted every request, the
+// tool results in one user message after the assistant turn.
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -93,8 +94,8 @@ interface ScriptReply {
 }
 
 // Starts the page's server line in a process group of its own, stopped when the test ends; resolves
-// with the line it prints once it listens.
-function startServer(line: string): Promise<string> {
+// with the two lines it prints once it listens: its URL, and its control routes' URL with the token.
+function startServer(line: string): Promise<{ listening: string; control: string }> {
   const env = { ...process.env };
   delete env.INIT_CWD;
   delete env.GITHUB_STEP_SUMMARY;
@@ -123,7 +124,8 @@ function startServer(line: string): Promise<string> {
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
       stdout += chunk;
       const listening = stdout.match(/^listening on http:\/\/127\.0\.0\.1:\d+$/m)?.[0];
-      if (listening !== undefined) resolve(listening);
+      const control = stdout.match(/^control: http:\/\/127\.0\.0\.1:\d+\/_fake\/[\w-]+$/m)?.[0];
+      if (listening !== undefined && control !== undefined) resolve({ listening, control });
     });
     child.once("error", reject);
     child.once("exit", (code) => {
@@ -144,19 +146,28 @@ test("the live demo: Day 2 v2 calls both tools, and the server accepted each req
   expect(calls.map((call) => call.name).sort()).toEqual(["echo", "system_date"]);
   const answer = replies[1]?.content.find((block) => block.type === "text")?.text;
 
-  const [server, comment, ...rest] = commands(shell?.text ?? "");
+  const [server, listeningComment, controlComment, ...rest] = commands(shell?.text ?? "");
   expect(server).toMatch(/^pnpm --filter @agent-code\/test-kit fake-server .*--script /);
-  expect(comment).toMatch(/^# listening on http:\/\/127\.0\.0\.1:PORT$/);
-  const listening = await startServer(server ?? "");
-  // What the server printed is what the comment shows, with the port it took.
-  const port = listening.slice(listening.lastIndexOf(":") + 1);
-  expect(listening).toBe(comment?.slice(2).replace("PORT", port));
-  const [start, curl] = rest.map((command) => command.replaceAll("PORT", port));
+  expect(listeningComment).toMatch(/^# listening on http:\/\/127\.0\.0\.1:PORT$/);
+  expect(controlComment).toMatch(/^# control: http:\/\/127\.0\.0\.1:PORT\/_fake\/TOKEN$/);
+  const printed = await startServer(server ?? "");
+  // What the server printed is what the comments show, with the port it took and its token.
+  const port = printed.listening.slice(printed.listening.lastIndexOf(":") + 1);
+  const token = printed.control.slice(printed.control.lastIndexOf("/") + 1);
+  expect(printed.listening).toBe(listeningComment?.slice(2).replace("PORT", port));
+  expect(printed.control).toBe(
+    controlComment?.slice(2).replace("PORT", port).replace("/_fake/TOKEN", `/_fake/${token}`),
+  );
+  // TOKEN only where it follows /_fake/: ANTHROPIC_AUTH_TOKEN is a name, not a placeholder.
+  const [start, curl] = rest.map((command) =>
+    command.replaceAll("PORT", port).replaceAll("/_fake/TOKEN", `/_fake/${token}`),
+  );
   expect(rest).toHaveLength(2);
   expect(start).toMatch(
     /^ANTHROPIC_BASE_URL=\S+ .*\\\n +pnpm --filter @agent-code\/day-2-v2 start /,
   );
-  expect(curl).toMatch(/^curl -s '\S+\/_fake\/requests\?pretty'$/);
+  // The pretty list of requests at the control URL the server printed, token and all.
+  expect(curl).toBe(`curl -s '${printed.control.slice("control: ".length)}/requests?pretty'`);
 
   const run = await runCli(["bash", "--noprofile", "--norc", "-c", start ?? ""], [], {
     cwd: demo,

@@ -21,7 +21,9 @@ test("Day 2 teaches running your own project against the fake server, and readin
   const section = page.slice(start, page.indexOf("\n## ", start));
   expect(section).toContain("fake-server --script");
   expect(section).toContain("ANTHROPIC_BASE_URL=http://127.0.0.1:");
-  expect(section).toContain("/_fake/requests");
+  // The control routes need the server's token: the page shows where it is printed and uses it.
+  expect(section).toMatch(/^# control: http:\/\/127\.0\.0\.1:\d+\/_fake\/[\w-]{16,}$/m);
+  expect(section).toMatch(/\/_fake\/[\w-]{16,}\/requests/);
 });
 
 // pnpm takes `pnpm start -C dir` as its own --dir, and npm takes options before `--` as its own.

@@ -257,16 +257,16 @@ async function separateServer(args: string[]): Promise<BenchServer> {
   const child = spawn(process.execPath, ["--import", "tsx", path, ...rest], {
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const url = await listeningUrl(child);
+  const isFake = script === "src/server-cli.ts" && !rest.includes("--web");
+  const { url, controlUrl } = await listening(child, isFake);
   const control = async (name: string, body: unknown) => {
-    const response = await fetch(`${url}/_fake/${name}`, {
+    const response = await fetch(`${controlUrl}/${name}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify(body),
     });
     if (!response.ok) throw new Error(`${name}: ${response.status} ${await response.text()}`);
   };
-  const isFake = script === "src/server-cli.ts" && !rest.includes("--web");
   return {
     url,
     ...(child.pid === undefined ? {} : { pid: child.pid }),
@@ -309,12 +309,17 @@ async function cannedAnswers(server: BenchServer): Promise<string> {
   return file;
 }
 
-async function listeningUrl(child: ChildProcess): Promise<string> {
+// Where a server listens, and (the fake's) where its control routes are, from what it printed.
+async function listening(
+  child: ChildProcess,
+  withControl: boolean,
+): Promise<{ url: string; controlUrl: string }> {
   let output = "";
   for await (const chunk of child.stdout ?? []) {
     output += String(chunk);
-    const match = /listening on (\S+)/.exec(output);
-    if (match?.[1]) return match[1];
+    const url = /^listening on (\S+)$/m.exec(output)?.[1];
+    const controlUrl = /^control: (\S+)$/m.exec(output)?.[1] ?? "";
+    if (url !== undefined && (controlUrl !== "" || !withControl)) return { url, controlUrl };
   }
   throw new Error(`a server exited before it listened (exit code ${child.exitCode})`);
 }

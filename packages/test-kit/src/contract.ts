@@ -180,6 +180,10 @@ export interface RunContractOptions {
   levels?: Level[];
   // How many scenarios run at once (1 by default); results stay in contract order.
   concurrency?: number;
+  // A second pool beside the first, for the scenarios `holds` picks: those that wait on purpose
+  // (budget.ts's declaredWaitMs: a settle, a Ctrl-C's delay, a slow step). A wait needs no CPU,
+  // so it need not take a slot from the runs that start a program.
+  waitingPool?: { concurrency: number; holds: (scenario: Scenario) => boolean };
   // Called as each scenario finishes, in the order they finish.
   onScenario?: (result: ScenarioResult) => void;
   // Aborting kills the running commands and starts no more scenarios.
@@ -250,6 +254,9 @@ const WORK = "work";
 const HOME = "home";
 // Every scenario runs with a key, and no scenario may print one: this value is easy to spot.
 export const CANARY_TOKEN = "sk-agent-code-canary-7d1f";
+// Every run's command gets its scenario's folder in this variable: a wrapper around the command
+// (pnpm check's sandbox) lets the program reach that folder and hides the rest of the OS's temp.
+export const SCENARIO_DIR_VARIABLE = "AGENT_CODE_SCENARIO_DIR";
 const LEFT_RUNNING =
   "the command exited but left a process running that held its output open; the runner stopped it";
 
@@ -274,23 +281,34 @@ export async function runContract(
   };
 }
 
-// A small pool: the workers share one queue, and each result keeps its scenario's slot.
+// Small pools: the workers of a pool share one queue, and each result keeps its scenario's slot.
+// Scenarios that wait on purpose get a pool of their own when the options ask for one.
 async function runAll(
   scenarios: Scenario[],
   options: RunContractOptions,
 ): Promise<ScenarioResult[]> {
   const slots: (ScenarioResult | undefined)[] = scenarios.map(() => undefined);
-  const queue = scenarios.entries();
-  async function worker(): Promise<void> {
-    for (const [index, scenario] of queue) {
-      if (options.signal?.aborted) return;
-      const result = await runScenario(scenario, options);
-      slots[index] = result;
-      options.onScenario?.(result);
+  const entries = [...scenarios.entries()];
+  const { waitingPool } = options;
+  const waiting = entries.filter(([, scenario]) => waitingPool?.holds(scenario) === true);
+  const rest = entries.filter((entry) => !waiting.includes(entry));
+  async function pool(queue: [number, Scenario][], size: number): Promise<void> {
+    const next = queue.values();
+    async function worker(): Promise<void> {
+      for (const [index, scenario] of next) {
+        if (options.signal?.aborted) return;
+        const result = await runScenario(scenario, options);
+        slots[index] = result;
+        options.onScenario?.(result);
+      }
     }
+    const workers = Math.max(1, Math.min(size, queue.length));
+    await Promise.all(Array.from({ length: workers }, worker));
   }
-  const workers = Math.max(1, Math.min(options.concurrency ?? 1, scenarios.length));
-  await Promise.all(Array.from({ length: workers }, worker));
+  await Promise.all([
+    pool(waiting, waitingPool?.concurrency ?? 1),
+    pool(rest, options.concurrency ?? 1),
+  ]);
   return slots.filter((result) => result !== undefined);
 }
 
@@ -417,6 +435,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       AGENT_CODE_HOME: context.home,
       ...options.env,
       ...(typeof scenario.env === "function" ? scenario.env(context) : scenario.env),
+      [SCENARIO_DIR_VARIABLE]: dir,
     };
     const { interrupt } = scenario;
     const startDir = { scenario: dir, work: context.work, project: undefined }[

@@ -34,6 +34,7 @@ export {
   runContract,
   runKey,
   runScenario,
+  SCENARIO_DIR_VARIABLE,
   type Scenario,
   type ScenarioContext,
   type ScenarioResult,

@@ -1,6 +1,36 @@
-// Starting and stopping a fake on 127.0.0.1: what the fake Messages API and the fake web share.
+// Starting and stopping a fake on 127.0.0.1, and its control routes: what the fake Messages API and
+// the fake web share.
+import { randomBytes, timingSafeEqual } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+
+/** Where the control routes start; nothing under it is recorded as a client's request. */
+export const CONTROL_PREFIX = "/_fake/";
+
+/** What a control route without its token is answered: where the token is, never the token. */
+export const NEEDS_TOKEN =
+  "the control routes are at /_fake/<token>/ with this server's token (fake-server prints it as control: <url>)";
+
+/**
+ * A token for the control routes: 128 random bits. Anything on the machine can reach a loopback
+ * port, a learner's program graded beside other learners' checks included: only the one who
+ * started the fake (the runner, or the person who ran fake-server) may read or change it.
+ */
+export function controlToken(): string {
+  return randomBytes(16).toString("base64url");
+}
+
+/** The route `path` names below `/_fake/<token>/` (`requests`), or undefined without the token. */
+export function controlRoute(path: string, token: string): string | undefined {
+  const rest = path.slice(CONTROL_PREFIX.length);
+  const slash = rest.indexOf("/");
+  const given = Buffer.from(slash < 0 ? rest : rest.slice(0, slash));
+  const wanted = Buffer.from(token);
+  if (slash < 0 || given.length !== wanted.length || !timingSafeEqual(given, wanted)) {
+    return undefined;
+  }
+  return rest.slice(slash + 1);
+}
 
 export interface Listening {
   /** `http://127.0.0.1:PORT`. */

@@ -33,7 +33,8 @@ async function main(argv: string[]): Promise<void> {
   // A port in use fails here with Node's own one-line text (EADDRINUSE), exit 1.
   const loop = values.loop === true;
   const server = await startFakeServer({ port, flavour, key: values.key, script, loop });
-  process.stdout.write(`listening on ${server.url}\n`);
+  // The control routes need the server's token: a person who started it reads it here.
+  process.stdout.write(`listening on ${server.url}\ncontrol: ${server.controlUrl}\n`);
   // Once the server is closed nothing keeps the event loop alive, so the process exits 0.
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => server.close());
 }
@@ -104,6 +105,6 @@ async function serveWeb(file: string, port: number): Promise<void> {
     );
   }
   const web = await startFakeWeb({ port, ...options });
-  process.stdout.write(`listening on ${web.url}\n`);
+  process.stdout.write(`listening on ${web.url}\ncontrol: ${web.controlUrl}\n`);
   for (const signal of ["SIGINT", "SIGTERM"] as const) process.once(signal, () => web.close());
 }

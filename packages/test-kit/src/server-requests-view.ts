@@ -1,6 +1,7 @@
-// `GET /_fake/requests?pretty`: the recorded requests as text a class can read off a projector:
-// each request's verdict, then its conversation one message a line, blocks named by type. Two
-// user messages in a row, a tool_result far from its tool_use: the shape of a bug shows at once.
+// `GET /_fake/<token>/requests?pretty`: the recorded requests as text a class can read off a
+// projector: each request's verdict, then its conversation one message a line, blocks named by
+// type. Two user messages in a row, a tool_result far from its tool_use: the shape of a bug shows
+// at once.
 import type { RecordedRequest } from "./server.ts";
 
 export function requestsView(records: RecordedRequest[]): string {

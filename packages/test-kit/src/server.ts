@@ -3,7 +3,13 @@
 // records every request and injects faults.
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
-import { listenOnLoopback } from "./listen.ts";
+import {
+  CONTROL_PREFIX,
+  controlRoute,
+  controlToken,
+  listenOnLoopback,
+  NEEDS_TOKEN,
+} from "./listen.ts";
 import { type ModelEntry, outputLimits } from "./models.ts";
 import {
   handleOpenAI,
@@ -83,6 +89,8 @@ export interface FakeServerOptions {
   /** When set, requests must carry it as `Authorization: Bearer <key>` or `x-api-key: <key>`. */
   key?: string;
   script?: Step[];
+  /** What the control routes need in their path (`/_fake/<token>/…`); a random token by default. */
+  controlToken?: string;
   /** `false` lets requests that break the protocol rules through to the script; on by default. */
   validate?: boolean;
   /** What `GET /v1/models` lists; a model's `max_tokens` is its enforced output limit. */
@@ -97,7 +105,9 @@ export interface FakeServerOptions {
 export interface FakeServer {
   /** `http://127.0.0.1:PORT`, a client's base URL (the SDK appends `/v1/messages`). */
   url: string;
-  /** Replaces the queue of steps, like `POST /_fake/script`. */
+  /** `http://127.0.0.1:PORT/_fake/<token>`: where the control routes are, token and all. */
+  controlUrl: string;
+  /** Replaces the queue of steps, like `POST /_fake/<token>/script`. */
   script(steps: Step[]): void;
   requests(): RecordedRequest[];
   /** What was sent back, for each request whose response has finished, in request order. */
@@ -125,6 +135,7 @@ interface Outgoing {
 
 interface ServerState {
   options: FakeServerOptions;
+  token: string;
   flavour: Flavour;
   queue: Step[];
   // The last script given, which `loop` starts over from.
@@ -140,12 +151,12 @@ interface ServerState {
   outputLimits: Record<string, number>;
 }
 
-const CONTROL_PREFIX = "/_fake/";
 const FAULT_TEXT = "This reply is broken on purpose by a scripted fault.";
 
 export async function startFakeServer(options: FakeServerOptions = {}): Promise<FakeServer> {
   const state: ServerState = {
     options,
+    token: options.controlToken ?? controlToken(),
     flavour: options.flavour ?? "anthropic",
     queue: checkSteps(options.script ?? []),
     script: checkSteps(options.script ?? []),
@@ -175,6 +186,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
   const listening = await listenOnLoopback(server, options.port);
   return {
     url: listening.url,
+    controlUrl: `${listening.url}${CONTROL_PREFIX}${state.token}`,
     script(steps) {
       state.queue = checkSteps(steps);
       state.script = state.queue;
@@ -489,8 +501,13 @@ function handleControl(
   state: ServerState,
 ): void {
   const out: Outgoing = { res, flavour: state.flavour, requestId: "req_control" };
-  switch (`${method} ${path}`) {
-    case "POST /_fake/script":
+  const route = controlRoute(path, state.token);
+  if (route === undefined) {
+    sendError(out, { status: 403, type: "permission_error", message: NEEDS_TOKEN });
+    return;
+  }
+  switch (`${method} ${route}`) {
+    case "POST script":
       try {
         state.queue = parseSteps(JSON.parse(raw));
         state.script = state.queue;
@@ -500,14 +517,14 @@ function handleControl(
         sendError(out, { status: 400, type: "invalid_request_error", message });
       }
       break;
-    case "GET /_fake/requests":
+    case "GET requests":
       sendJson(out, 200, state.records);
       break;
-    case "GET /_fake/requests?pretty":
+    case "GET requests?pretty":
       res.writeHead(200, { "content-type": "text/plain; charset=utf-8" });
       res.end(requestsView(state.records));
       break;
-    case "POST /_fake/reset":
+    case "POST reset":
       resetState(state);
       sendJson(out, 200, { reset: true });
       break;

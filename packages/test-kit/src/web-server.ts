@@ -5,7 +5,13 @@
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { brotliCompressSync, createBrotliCompress, createGzip, gzipSync } from "node:zlib";
-import { listenOnLoopback } from "./listen.ts";
+import {
+  CONTROL_PREFIX,
+  controlRoute,
+  controlToken,
+  listenOnLoopback,
+  NEEDS_TOKEN,
+} from "./listen.ts";
 
 /** One thing the web serves at a path. */
 export interface WebRoute {
@@ -84,11 +90,15 @@ export interface FakeWebOptions {
   routes?: WebRoutes;
   /** Answer the search APIs (`POST /search`, `GET /res/v1/web/search`). */
   search?: WebSearch;
+  /** What `GET /_fake/<token>/requests` needs in its path; a random token by default. */
+  controlToken?: string;
 }
 
 export interface FakeWeb {
   /** `http://127.0.0.1:PORT`. */
   url: string;
+  /** `http://127.0.0.1:PORT/_fake/<token>`: where the control route is, token and all. */
+  controlUrl: string;
   /** Replaces the routes (for routes that name the web's own URL). */
   routes(routes: WebRoutes): void;
   requests(): WebRequest[];
@@ -105,6 +115,7 @@ const BRAVE_PATH = "/res/v1/web/search";
 const CHUNK = 64 * 1024;
 
 interface WebState {
+  token: string;
   routes: WebRoutes;
   search: WebSearch | undefined;
   records: WebRequest[];
@@ -115,6 +126,7 @@ interface WebState {
 
 export async function startFakeWeb(options: FakeWebOptions = {}): Promise<FakeWeb> {
   const state: WebState = {
+    token: options.controlToken ?? controlToken(),
     routes: options.routes ?? {},
     search: options.search,
     records: [],
@@ -127,6 +139,7 @@ export async function startFakeWeb(options: FakeWebOptions = {}): Promise<FakeWe
   const listening = await listenOnLoopback(server, options.port);
   return {
     url: listening.url,
+    controlUrl: `${listening.url}${CONTROL_PREFIX}${state.token}`,
     routes(routes) {
       state.routes = routes;
       state.bodies = new WeakMap();
@@ -145,8 +158,13 @@ async function handle(req: IncomingMessage, res: ServerResponse, state: WebState
   const body = await readText(req);
   const url = new URL(req.url ?? "/", "http://127.0.0.1");
   const method = req.method ?? "GET";
-  if (url.pathname === "/_fake/requests" && method === "GET") {
-    return sendText(res, 200, "application/json", JSON.stringify(state.records));
+  if (url.pathname.startsWith(CONTROL_PREFIX)) {
+    const route = controlRoute(url.pathname, state.token);
+    if (route === "requests" && method === "GET") {
+      return sendText(res, 200, "application/json", JSON.stringify(state.records));
+    }
+    if (route === undefined) return sendText(res, 403, "text/plain; charset=utf-8", NEEDS_TOKEN);
+    return sendText(res, 404, "text/plain; charset=utf-8", "404 Not Found");
   }
   const record: WebRequest = {
     index: state.records.length,

@@ -727,9 +727,9 @@ describe("auth, routes and the request log", () => {
       ["responses", "req_2"],
       ["chat", "req_3"],
     ]);
-    const listed = await json(await fetch(`${server.url}/_fake/requests`));
+    const listed = await json(await fetch(`${server.controlUrl}/requests`));
     expect(listed.map((r: { api: string }) => r.api)).toEqual(["messages", "responses", "chat"]);
-    await fetch(`${server.url}/_fake/reset`, { method: "POST" });
+    await fetch(`${server.controlUrl}/reset`, { method: "POST" });
     server.script([ANSWER]);
     const error = await openAIRejection(
       openAIFor(server).responses.create({ ...RESPONSES, previous_response_id: first.id }),

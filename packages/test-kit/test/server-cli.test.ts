@@ -36,10 +36,27 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 }
 
 async function firstLine(child: ChildProcess): Promise<string> {
+  return (await firstLines(child, 1))[0] ?? "";
+}
+
+async function firstLines(child: ChildProcess, count: number): Promise<string[]> {
   if (!child.stdout) throw new Error("no stdout");
   const lines = createInterface({ input: child.stdout });
-  const [line] = (await once(lines, "line")) as [string];
-  return line;
+  const read: string[] = [];
+  for await (const line of lines) {
+    read.push(line);
+    if (read.length === count) break;
+  }
+  return read;
+}
+
+// The two lines the command starts with: where it listens, and where its control routes are.
+async function started(child: ChildProcess): Promise<{ url: string; control: string }> {
+  const [listening = "", control = ""] = await firstLines(child, 2);
+  expect(listening).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
+  const url = listening.slice("listening on ".length);
+  expect(control).toMatch(new RegExp(`^control: ${url}/_fake/[\\w-]{22}$`));
+  return { url, control: control.slice("control: ".length) };
 }
 
 async function runToExit(args: string[]) {
@@ -71,9 +88,7 @@ test("the command line serves a script file, the control API drives it, SIGTERM 
     JSON.stringify([{ content: [{ type: "tool_use", name: "echo", input: { text: "hi" } }] }]),
   );
   const child = launch(["--script", file, "--key", "sk-cli", "--flavour", "deepseek"]);
-  const line = await firstLine(child);
-  expect(line).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+$/);
-  const url = line.slice("listening on ".length);
+  const { url, control } = await started(child);
   const client = new Anthropic({ baseURL: url, apiKey: "sk-cli", maxRetries: 0, timeout: 5000 });
 
   // The deepseek flavour thinks before a tool call, names calls call_… and has its own envelope.
@@ -98,7 +113,16 @@ test("the command line serves a script file, the control API drives it, SIGTERM 
     },
   });
 
-  const scripted = await fetch(`${url}/_fake/script`, {
+  // Without the token it printed, the control API changes nothing and shows nothing.
+  const guessed = [
+    await fetch(`${url}/_fake/script`, { method: "POST", body: "[]" }),
+    await fetch(`${url}/_fake/requests`),
+    await fetch(`${url}/_fake/${"x".repeat(22)}/requests`),
+  ];
+  expect(guessed.map((response) => response.status)).toEqual([403, 403, 403]);
+  expect(await guessed[1]?.text()).not.toContain("sk-cli");
+
+  const scripted = await fetch(`${control}/script`, {
     method: "POST",
     body: JSON.stringify([{ content: [{ type: "text", text: "from the control API" }] }]),
   });
@@ -106,11 +130,11 @@ test("the command line serves a script file, the control API drives it, SIGTERM 
   const streamed = await client.messages.stream(PARAMS).finalMessage();
   expect(streamed.content).toEqual([{ type: "text", text: "from the control API" }]);
 
-  const requests = (await (await fetch(`${url}/_fake/requests`)).json()) as RecordedRequest[];
+  const requests = (await (await fetch(`${control}/requests`)).json()) as RecordedRequest[];
   expect(requests.map((r) => r.verdict.accepted)).toEqual([true, false, true]);
   expect(requests[2]?.body.stream).toBe(true);
-  await fetch(`${url}/_fake/reset`, { method: "POST" });
-  expect(await (await fetch(`${url}/_fake/requests`)).json()).toEqual([]);
+  await fetch(`${control}/reset`, { method: "POST" });
+  expect(await (await fetch(`${control}/requests`)).json()).toEqual([]);
 
   killGroup(child, "SIGTERM");
   const [code, signal] = await once(child, "exit");
@@ -196,7 +220,7 @@ test("the command line serves the OpenAI endpoints from the same script and log"
   );
 
   const child = launch(["--script", file]);
-  const url = (await firstLine(child)).slice("listening on ".length);
+  const { url, control } = await started(child);
   const client = new OpenAI({
     baseURL: `${url}/v1`,
     apiKey: "sk-cli",
@@ -213,7 +237,7 @@ test("the command line serves the OpenAI endpoints from the same script and log"
     status: "incomplete",
     output: [{ type: "function_call", arguments: '{"text":', status: "incomplete" }],
   });
-  const requests = (await (await fetch(`${url}/_fake/requests`)).json()) as RecordedRequest[];
+  const requests = (await (await fetch(`${control}/requests`)).json()) as RecordedRequest[];
   expect(requests.map((r) => [r.api, r.requestId])).toEqual([
     ["chat", "req_1"],
     ["responses", "req_2"],

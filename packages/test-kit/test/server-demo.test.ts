@@ -109,7 +109,7 @@ test("--loop: a new conversation starts the script over, even after a run that b
 
 test("?pretty: one line per message, blocks by type, the verdict per request", async () => {
   const { server } = await splitConversation("deepseek");
-  const res = await fetch(`${server.url}/_fake/requests?pretty`);
+  const res = await fetch(`${server.controlUrl}/requests?pretty`);
   expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
   const lines = (await res.text()).split("\n");
   const sent = server.requests()[1]?.body.messages[1].content ?? [];
@@ -127,7 +127,7 @@ test("?pretty: one line per message, blocks by type, the verdict per request", a
     `  [3] user: tool_result for ${dateId} "x"`,
   ]);
   // The JSON view is unchanged.
-  const json = await (await fetch(`${server.url}/_fake/requests`)).json();
+  const json = await (await fetch(`${server.controlUrl}/requests`)).json();
   expect(json).toHaveLength(2);
 });
 

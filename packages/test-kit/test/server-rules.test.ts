@@ -517,7 +517,7 @@ describe("every rule: the exact 400 for the violation, 200 once corrected", () =
     await send(client, request(ROUND));
 
     const listed = (await (
-      await fetch(`${server.url}/_fake/requests`)
+      await fetch(`${server.controlUrl}/requests`)
     ).json()) as RecordedRequest[];
     expect(listed.map((r) => r.verdict)).toEqual([
       {

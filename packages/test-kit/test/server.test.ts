@@ -707,11 +707,32 @@ describe("authentication and routes", () => {
 });
 
 describe("scripting", () => {
+  test("the control API needs the server's token: without it, 403, and nothing read or changed", async () => {
+    const server = await start({ script: [{ content: [{ type: "text", text: "kept" }] }] });
+    const other = await start();
+    await fetch(`${server.url}/v1/models`, { headers: { "x-note": "private" } });
+    const wrong = other.controlUrl.replace(other.url, server.url);
+    for (const [method, path] of [
+      ["GET", `${server.url}/_fake/requests`],
+      ["GET", `${server.url}/_fake/requests?pretty`],
+      ["POST", `${server.url}/_fake/reset`],
+      ["POST", `${wrong}/script`],
+      ["GET", `${wrong}/requests`],
+    ] as const) {
+      const response = await fetch(path, { method, body: method === "POST" ? "[]" : undefined });
+      expect(response.status).toBe(403);
+      expect(await response.text()).not.toContain("private");
+    }
+    expect(server.requests().map((request) => request.headers["x-note"])).toEqual(["private"]);
+    const reply = await clientFor(server).messages.create(PARAMS);
+    expect(reply.content).toEqual([{ type: "text", text: "kept" }]);
+  });
+
   test("the control API replaces the script, lists requests and resets, and is not recorded", async () => {
     const server = await start();
     const client = clientFor(server);
     async function control(method: string, path: string, body?: unknown) {
-      const response = await fetch(`${server.url}/_fake/${path}`, {
+      const response = await fetch(`${server.controlUrl}/${path}`, {
         method,
         body: body === undefined ? undefined : JSON.stringify(body),
       });

@@ -201,7 +201,7 @@ test("every request is recorded without its credentials; /_fake/requests lists t
     headers: { "user-agent": "agent-code/0.0.0", authorization: "Bearer secret" },
   });
   await fetch(`${site.url}/p`, { method: "POST", body: "hello" });
-  const listed = await (await fetch(`${site.url}/_fake/requests`)).json();
+  const listed = await (await fetch(`${site.controlUrl}/requests`)).json();
   expect(listed).toEqual(site.requests());
   expect(site.requests()).toMatchObject([
     {
@@ -216,6 +216,22 @@ test("every request is recorded without its credentials; /_fake/requests lists t
     { index: 1, method: "POST", path: "/p", body: "hello", status: 200 },
   ]);
   expect(JSON.stringify(site.requests())).not.toContain("secret");
+});
+
+test("/_fake/requests needs the web's token: without it, a 403 that lists nothing", async () => {
+  const site = await web({ routes: { "/p": { body: "ok" } } });
+  await fetch(`${site.url}/p?q=private`);
+  const other = await web({});
+  for (const url of [
+    `${site.url}/_fake/requests`,
+    `${site.url}/_fake//requests`,
+    `${other.controlUrl.replace(other.url, site.url)}/requests`,
+  ]) {
+    const response = await fetch(url);
+    expect(response.status).toBe(403);
+    expect(await response.text()).not.toContain("private");
+  }
+  expect(site.requests().map((request) => request.path)).toEqual(["/p"]);
 });
 
 const HITS = [
@@ -349,17 +365,19 @@ test("fake-server --web FILE serves the file's routes and search", async () => {
   let output = "";
   for await (const chunk of child.stdout) {
     output += String(chunk);
-    if (output.includes("\n")) break;
+    if (output.split("\n").length > 2) break;
   }
-  const url = /listening on (\S+)/.exec(output)?.[1] ?? "";
+  const url = /^listening on (\S+)$/m.exec(output)?.[1] ?? "";
   expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+  const control = /^control: (\S+)$/m.exec(output)?.[1] ?? "";
+  expect(control).toMatch(new RegExp(`^${url}/_fake/[\\w-]{22}$`));
   expect(await (await fetch(`${url}/page`)).text()).toBe(HTML);
   expect(new Uint8Array(await (await fetch(`${url}/logo.png`)).arrayBuffer())).toEqual(PNG);
   const found = (await (await tavilySearch(url, TAVILY_CANARY, { query: "q" })).json()) as {
     results: unknown[];
   };
   expect(found.results[0]).toMatchObject({ title: "First" });
-  const listed = (await (await fetch(`${url}/_fake/requests`)).json()) as { path: string }[];
+  const listed = (await (await fetch(`${control}/requests`)).json()) as { path: string }[];
   expect(listed.map((request) => request.path)).toEqual(["/page", "/logo.png", "/search"]);
   child.kill("SIGTERM");
   const [code] = await once(child, "exit");
