@@ -152,15 +152,16 @@ export function sandboxCommand(
   const [program] = command;
   if (way === undefined || program === undefined) return command;
   if (!findProgram(program, project, env)) return command;
-  return [...wrapper(forProject(way, project), layoutFor(command, project, env)), ...command];
+  const other = runsAsOther(way, project);
+  const own = other ? way : { ...way, setpriv: ["setpriv", ...NO_PRIVILEGES, "--"], as: "" };
+  return [...wrapper(own, layoutFor(command, project, env, other)), ...command];
 }
 
 // As root the program runs as RUN_AS only in a project handed to it (check:class hands each one
 // over, giveToProgram): `pnpm check` never changes who owns a learner's own files, so there the
 // program keeps the grader's uid, with no capability, behind the same mounts.
-function forProject(way: Way, project: string): Way {
-  if (way.as === "" || ownerOf(project) === RUN_AS.uid) return way;
-  return { ...way, setpriv: ["setpriv", ...NO_PRIVILEGES, "--"], as: "" };
+function runsAsOther(way: Way, project: string): boolean {
+  return way.as !== "" && ownerOf(project) === RUN_AS.uid;
 }
 
 function ownerOf(path: string): number | undefined {
@@ -285,9 +286,15 @@ function wrapper(way: Way, layout: Layout): string[] {
  * class) and the folders of HIDE_VARIABLE; let back in read-only from those, the PATH's folders,
  * the installation the program runs from (a pyenv Python, an nvm Node, a venv's interpreter), as
  * the environment's allowlist lets PATH through, and the folder of a file the command names;
- * every other mount read-only.
+ * every other mount read-only. When the program runs as RUN_AS (`runAsOther`), each folder on the
+ * way to the project or to what is let back that RUN_AS may not search is hidden as well.
  */
-export function layoutFor(command: string[], project: string, env: NodeJS.ProcessEnv): Layout {
+export function layoutFor(
+  command: string[],
+  project: string,
+  env: NodeJS.ProcessEnv,
+  runAsOther = false,
+): Layout {
   const own = real(project) ?? project;
   const wanted = [
     env.HOME,
@@ -301,11 +308,6 @@ export function layoutFor(command: string[], project: string, env: NodeJS.Proces
     dirname(own),
     ...(env[HIDE_VARIABLE] ?? "").split(delimiter),
   ];
-  const hidden = outermost(
-    wanted
-      .map((path) => (path ? real(path) : undefined))
-      .filter((path): path is string => path !== undefined && path !== "/" && !within(path, own)),
-  );
   const tools = [
     ...(env.PATH ?? "").split(delimiter).filter((folder) => isAbsolute(folder)),
     installation(command[0], project, env, own),
@@ -313,6 +315,18 @@ export function layoutFor(command: string[], project: string, env: NodeJS.Proces
     // A file the command names (`--cmd "node ../run.mjs"`): the grader chose it, so it is read.
     ...command.slice(1).map((word) => fileFolder(word, project)),
   ];
+  // RUN_AS owns nothing on the way: a folder it may not search (a checkout in `mktemp -d`, a
+  // Node under /root) is hidden too, so that what is let back is reached through the tmpfs.
+  if (runAsOther) {
+    for (const path of [own, ...tools.map((tool) => (tool ? real(tool) : undefined))]) {
+      if (path !== undefined) wanted.push(...unsearchable(path));
+    }
+  }
+  const hidden = outermost(
+    wanted
+      .map((path) => (path ? real(path) : undefined))
+      .filter((path): path is string => path !== undefined && path !== "/" && !within(path, own)),
+  );
   const readOnly = outermost(
     tools
       .map((path) => (path ? real(path) : undefined))
@@ -350,6 +364,19 @@ function installation(
   const folder = dirname(found);
   const above = dirname(folder);
   return basename(folder) === "bin" && !within(dirname(own), above) ? above : folder;
+}
+
+// The folders above `path` that a uid neither owning them nor in their group may not search.
+function unsearchable(path: string): string[] {
+  const found: string[] = [];
+  for (let folder = dirname(path); dirname(folder) !== folder; folder = dirname(folder)) {
+    try {
+      if ((statSync(folder).mode & 0o001) === 0) found.push(folder);
+    } catch {
+      // A folder that cannot be read is none of the program's either.
+    }
+  }
+  return found;
 }
 
 // The folder of the file `word` names, relative to the project or absolute; undefined for a word

@@ -3,6 +3,7 @@
 // (decision 0064). And what the sandbox adds on the kernel's side: sockets under /run are hidden,
 // and as root /proc/sys is read-only.
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -15,11 +16,11 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { runCli } from "@agent-code/test-kit";
-import { afterAll, describe, expect, test } from "vitest";
+import { afterAll, describe, expect, onTestFinished, test } from "vitest";
 import { checkSettings } from "../check.ts";
 import { PROJECT_BUNDLE } from "../lib/bundle.mjs";
 import { chooseSandbox, layoutFor, sandboxCommand } from "../lib/check-sandbox.ts";
-import { UsageError } from "../lib/command.ts";
+import { ROOT, UsageError } from "../lib/command.ts";
 
 const CANARY = "grader-canary-0d3f-bundled";
 const dir = mkdtempSync(join(tmpdir(), "check-grader-side-"));
@@ -115,6 +116,30 @@ test("a tool installed beside the class is let back by its own folder, never one
   expect(layout.readOnly).toContain(bin);
   // Not X itself, whether as the tool's installation or as a PATH folder.
   expect(layout.readOnly.filter((path) => ada.startsWith(`${path}/`))).toEqual([]);
+});
+
+test("run as another uid, a folder it could not search on the way to a tool is hidden, the tool let back", () => {
+  // A checkout in `mktemp -d` (mode 700) whose Node the program needs; the class elsewhere. Not
+  // under /tmp, which is hidden whoever runs.
+  mkdirSync(join(ROOT, ".cache"), { recursive: true });
+  const outside = mkdtempSync(join(ROOT, ".cache", "grader-side-"));
+  onTestFinished(() => rmSync(outside, { recursive: true, force: true }));
+  const checkout = join(outside, "checkout");
+  const bin = join(checkout, ".cache", "node", "bin");
+  const ada = join(dir, "class-700", "ada");
+  mkdirSync(bin, { recursive: true });
+  mkdirSync(ada, { recursive: true });
+  chmodSync(checkout, 0o700);
+  writeFileSync(join(bin, "node"), "#!/bin/sh\n", { mode: 0o755 });
+  const env = { HOME: join(dir, "home"), PATH: `${bin}:/usr/bin:/bin` };
+  const asOther = layoutFor([join(bin, "node")], ada, env, true);
+  const covers = (folders: string[], path = checkout) =>
+    folders.filter((folder) => path === folder || path.startsWith(`${folder}/`));
+  expect(covers(asOther.hidden)).toHaveLength(1);
+  expect(covers(asOther.readOnly, bin)).toEqual([join(checkout, ".cache", "node")]);
+  // The grader's own uid searches its folders: nothing more to hide.
+  const asGrader = layoutFor([join(bin, "node")], ada, env, false);
+  expect(covers(asGrader.hidden)).toEqual([]);
 });
 
 const SANDBOXED = process.platform === "linux" && chooseSandbox().way !== undefined;
