@@ -11,6 +11,7 @@ interface VitestReport {
   numPassedTests: number;
   numFailedTests: number;
   numPendingTests: number;
+  testResults?: { status: string; assertionResults?: { status: string }[] }[];
 }
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -44,9 +45,22 @@ export function saveRun(rootDir: string, name: string): void {
 }
 
 export function summarize(reports: VitestReport[]): string {
-  const sum = (key: keyof VitestReport) => reports.reduce((total, r) => total + r[key], 0);
-  const skipped = sum("numPendingTests");
-  return `${sum("numPassedTests")} passed, ${sum("numFailedTests")} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`;
+  const sum = (count: (report: VitestReport) => number) =>
+    reports.reduce((total, report) => total + count(report), 0);
+  const skipped = sum((report) => report.numPendingTests);
+  // A test file that fails before any of its tests runs (an error where it loads, or in a
+  // beforeAll) has no failed test in Vitest's counts: it counts as one failure here, or a broken
+  // suite would close on "0 failed".
+  const failed = sum((report) => report.numFailedTests + brokenFiles(report));
+  return `${sum((report) => report.numPassedTests)} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}`;
+}
+
+function brokenFiles(report: VitestReport): number {
+  return (report.testResults ?? []).filter(
+    (file) =>
+      file.status === "failed" &&
+      !(file.assertionResults ?? []).some((test) => test.status === "failed"),
+  ).length;
 }
 
 function read(paths: string[]): VitestReport[] {

@@ -36,3 +36,26 @@ test("without saved runs, the packages' reports; with them, a line per run and t
     "34 passed, 4 failed",
   ]);
 });
+
+test("a test file that failed before its tests ran counts as a failure", () => {
+  const dir = mkdtempSync(join(tmpdir(), "test-summary-broken-"));
+  try {
+    mkdirSync(join(dir, "packages"));
+    mkdirSync(join(dir, "site", ".test-results"), { recursive: true });
+    writeFileSync(
+      join(dir, "site", ".test-results", "vitest.json"),
+      JSON.stringify({
+        numPassedTests: 28,
+        numFailedTests: 0,
+        numPendingTests: 0,
+        testResults: [
+          { status: "failed", assertionResults: [] },
+          { status: "passed", assertionResults: [{ status: "passed" }] },
+        ],
+      }),
+    );
+    expect(summaryLines(dir)).toEqual(["28 passed, 1 failed"]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -41,14 +41,15 @@ const DIAGRAMS = new Map(PAGES.map((page) => [page.path, page.diagrams]));
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1280, height: 900 };
 // On each day page, the first replay whose stored wire has more than one request (the first on
-// Day 2 is a single failed request: nothing to step through), with that wire; on the appendix,
-// the first that speaks OpenAI's Responses API, to see the view in that API's shapes.
+// Day 2 is a single failed request: nothing to step through), with that wire; Day 5's first
+// replay is on its second page. On the appendix, the first that speaks OpenAI's Responses API, to
+// see the view in that API's shapes.
 const WIRES = (
   [
     ["day-2.md", "messages"],
     ["day-3.md", "messages"],
     ["day-4.md", "messages"],
-    ["day-5.md", "messages"],
+    ["day-5-approve.md", "messages"],
     ["appendix-providers.md", "responses"],
   ] as const
 ).map(([file, api]) => {
