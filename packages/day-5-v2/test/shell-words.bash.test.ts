@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { testLeg } from "@agent-code/test-kit";
 import fc from "fast-check";
 import { afterAll, describe, expect, test } from "vitest";
 import { commandName, parseCommand, withoutWrappers } from "../src/shell-words.ts";
@@ -297,32 +298,37 @@ const FOUND: [string, string][] = [
   ["env 'BASH_FUNC_pa%%=() { rm -rf victim; }' bash -c pa", "rm"],
 ];
 
-describe.runIf(BASH !== undefined)("what bash runs, the reader reads", () => {
-  test.each(FOUND)(
-    "%j runs %s, and the reader sees it or calls the line unchecked",
-    (text, runs) => {
-      const ran = ranInBash(text);
-      const first = commandName([text.replace(/^\\/, "").split(" ")[0] ?? ""]);
-      if (HAVE.has(first) || !Object.hasOwn(WRAPPER_OPTIONS, first)) expect(ran).toContain(runs);
-      expect(unread(text, ran)).toEqual([]);
-    },
-  );
+// What it proves is the reader against bash, not what a Node version does: CI's floor leg leaves it
+// out, as it does the rules battery (decision 0062).
+describe.runIf(BASH !== undefined && testLeg() !== "floor")(
+  "what bash runs, the reader reads",
+  () => {
+    test.each(FOUND)(
+      "%j runs %s, and the reader sees it or calls the line unchecked",
+      (text, runs) => {
+        const ran = ranInBash(text);
+        const first = commandName([text.replace(/^\\/, "").split(" ")[0] ?? ""]);
+        if (HAVE.has(first) || !Object.hasOwn(WRAPPER_OPTIONS, first)) expect(ran).toContain(runs);
+        expect(unread(text, ran)).toEqual([]);
+      },
+    );
 
-  test.each(SEEDS)(
-    "generated commands, %s",
-    (_name, seed) => {
-      let ranChecked = 0;
-      fc.assert(
-        fc.property(list, (text) => {
-          const ran = ranInBash(text);
-          if (ran.length > 0 && parseCommand(text).unchecked.length === 0) ranChecked++;
-          expect(unread(text, ran)).toEqual([]);
-        }),
-        { seed, numRuns: RUNS },
-      );
-      // The generator makes lines that run programs and that the reader reads through.
-      expect(ranChecked).toBeGreaterThan(RUNS / 4);
-    },
-    120_000,
-  );
-});
+    test.each(SEEDS)(
+      "generated commands, %s",
+      (_name, seed) => {
+        let ranChecked = 0;
+        fc.assert(
+          fc.property(list, (text) => {
+            const ran = ranInBash(text);
+            if (ran.length > 0 && parseCommand(text).unchecked.length === 0) ranChecked++;
+            expect(unread(text, ran)).toEqual([]);
+          }),
+          { seed, numRuns: RUNS },
+        );
+        // The generator makes lines that run programs and that the reader reads through.
+        expect(ranChecked).toBeGreaterThan(RUNS / 4);
+      },
+      120_000,
+    );
+  },
+);

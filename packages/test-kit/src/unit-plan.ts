@@ -1,7 +1,7 @@
 // Which of a stage's own test files run on this leg (docs/decisions/0062-where-a-scenario-runs.md):
 // a test file runs where it proves something, as a contract scenario does. Where the stage runs
-// whole, every file runs. Elsewhere a file named for one module (`test/web.test.ts` for
-// `src/web.ts` or `src/tools/web.ts`) is left out when both it and that module are byte for byte
+// whole, every file runs. Elsewhere a file named for one module (`test/web.test.ts` or
+// `test/web.bash.test.ts` for `src/web.ts` or `src/tools/web.ts`) is left out when both it and that module are byte for byte
 // its base's: the base, or the first stage that changed them, proves the same code, and the day's
 // last stage, which runs whole, proves it again where the lesson carries it. `cli.test.ts` always
 // runs: it runs the contract's plan.
@@ -29,9 +29,11 @@ export function unitTestExclusions(
   };
   const testDir = path.join(packageDir, "test");
   return readdirSync(testDir)
+    .sort()
     .filter((name) => name.endsWith(".test.ts") && name !== "cli.test.ts")
     .filter((name) => {
-      const module = name.replace(/\.test\.ts$/, ".ts");
+      // `web.test.ts` and `web.property.test.ts` are both web's.
+      const module = `${name.slice(0, name.indexOf("."))}.ts`;
       const subject = [`src/${module}`, `src/tools/${module}`].find((file) =>
         existsSync(path.join(packageDir, file)),
       );

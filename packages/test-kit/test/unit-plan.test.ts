@@ -24,6 +24,7 @@ const course: Contract[] = [
 for (const stage of ["day-9-v1", "day-9-v2", "day-9-v3"]) {
   put(`${stage}/test/cli.test.ts`, "the contract\n");
   put(`${stage}/test/web.test.ts`, "web's tests\n");
+  put(`${stage}/test/web.bash.test.ts`, "web against bash\n");
   put(`${stage}/src/web.ts`, "web\n");
   put(`${stage}/test/grep.test.ts`, "grep's tests\n");
   put(`${stage}/src/tools/grep.ts`, "grep\n");
@@ -32,13 +33,19 @@ for (const stage of ["day-9-v1", "day-9-v2", "day-9-v3"]) {
 put("day-9-v2/src/tools/grep.ts", "grep, changed by the lesson\n");
 
 test("an unchanged test of an unchanged module is left out; a changed module's runs", () => {
-  expect(unitTestExclusions(join(root, "day-9-v2"), "full", course)).toEqual(["test/web.test.ts"]);
+  // A second file for the same module, named `<module>.<kind>.test.ts`, goes with it.
+  expect(unitTestExclusions(join(root, "day-9-v2"), "full", course)).toEqual([
+    "test/web.bash.test.ts",
+    "test/web.test.ts",
+  ]);
 });
 
 test("a changed test file runs, and so does one named for no module, and the contract's", () => {
   put("day-9-v2/test/web.test.ts", "web's tests, one more\n");
   try {
-    expect(unitTestExclusions(join(root, "day-9-v2"), "full", course)).toEqual([]);
+    expect(unitTestExclusions(join(root, "day-9-v2"), "full", course)).toEqual([
+      "test/web.bash.test.ts",
+    ]);
   } finally {
     put("day-9-v2/test/web.test.ts", "web's tests\n");
   }
