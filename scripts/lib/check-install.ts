@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { runCli } from "@agent-code/test-kit";
 import { inheritFilter } from "./check-env.ts";
-import { giveToProgram, HIDE_VARIABLE, sandboxCommand } from "./check-sandbox.ts";
+import { HIDE_VARIABLE, sandboxCommand } from "./check-sandbox.ts";
 import { findProgram } from "./command.ts";
 
 // A cold install of the course's packages over a slow network: minutes, never an hour.
@@ -53,8 +53,8 @@ export async function installProject(
 ): Promise<InstallRun[]> {
   const commands = installCommands(project);
   if (commands.length === 0) return [];
-  // As root the install runs as another uid, which must write the learner's folder.
-  giveToProgram(project);
+  // As root the install runs as another uid, which must write the learner's folder: check:class
+  // has handed the folder over before (giveToProgram).
   const env = { ...process.env, [HIDE_VARIABLE]: options.hide.join(delimiter) };
   const runs: InstallRun[] = [];
   for (const command of commands) {
