@@ -120,9 +120,11 @@ function lineOf(text: string, needle: string): number {
   return text.split("\n").findIndex((line) => line.includes(needle)) + 1;
 }
 
+// The whole course: about 20 s on a quiet 2-core machine, past 60 s beside CI's other tasks. The
+// limit is for a hang, not a measure (benchmarks keep the figures).
 test("the real tree passes docs:check", async () => {
   expect(await problems(ROOT)).toEqual([]);
-}, 60_000);
+}, 300_000);
 
 test("generate fills every kind of block and figure, and the overlay then passes", async () => {
   const page = readFileSync(join(base, FIXTURE), "utf8");
