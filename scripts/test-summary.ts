@@ -3,15 +3,21 @@
 // its cache when the run is replayed). `.ci/run` runs the tests once per Node version: after each
 // run, `save <name>` keeps that run's reports under .test-results/runs/<name>/, and the summary
 // then sums every saved run (one line per run, the total last); with none saved, the packages'.
+// Each failed test is named above those lines, so the tail of a failed run says what failed.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 interface VitestReport {
   numPassedTests: number;
   numFailedTests: number;
   numPendingTests: number;
-  testResults?: { status: string; assertionResults?: { status: string }[] }[];
+  testResults?: {
+    name?: string;
+    status: string;
+    message?: string;
+    assertionResults?: { status: string; fullName?: string; failureMessages?: string[] }[];
+  }[];
 }
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -63,21 +69,50 @@ function brokenFiles(report: VitestReport): number {
   ).length;
 }
 
+// One line per failed test, and per test file that failed before its tests ran: the file from the
+// repository's root, the test's full name, the first line of its error.
+export function failureLines(rootDir: string, reports: VitestReport[], run?: string): string[] {
+  const lines: string[] = [];
+  const firstLine = (text = "") => text.trim().split("\n", 1)[0]?.slice(0, 300) ?? "";
+  for (const report of reports) {
+    for (const file of report.testResults ?? []) {
+      const where = `${run === undefined ? "" : `${run}: `}${relative(rootDir, file.name ?? "?")}`;
+      const failed = (file.assertionResults ?? []).filter((test) => test.status === "failed");
+      for (const test of failed) {
+        lines.push(
+          `FAIL ${where} > ${test.fullName ?? "?"}: ${firstLine(test.failureMessages?.[0])}`,
+        );
+      }
+      if (file.status === "failed" && failed.length === 0) {
+        const message = firstLine(file.message);
+        lines.push(
+          `FAIL ${where}${message === "" ? " (failed before its tests ran)" : `: ${message}`}`,
+        );
+      }
+    }
+  }
+  return lines;
+}
+
 function read(paths: string[]): VitestReport[] {
   return paths.map((path) => JSON.parse(readFileSync(path, "utf8")) as VitestReport);
 }
 
-// One line per saved run, then the total over all of them; the packages' own reports when no run
-// was saved.
+// The failed tests, one line per saved run, then the total over all of them; the packages' own
+// reports when no run was saved.
 export function summaryLines(rootDir: string): string[] {
   const dir = runsDir(rootDir);
   const runs = existsSync(dir) ? readdirSync(dir).sort() : [];
-  if (runs.length === 0) return [summarize(read(reportPaths(rootDir)))];
+  if (runs.length === 0) {
+    const reports = read(reportPaths(rootDir));
+    return [...failureLines(rootDir, reports), summarize(reports)];
+  }
   const byRun = runs.map((name) => {
     const files = readdirSync(join(dir, name)).map((file) => join(dir, name, file));
     return { name, reports: read(files) };
   });
   return [
+    ...byRun.flatMap(({ name, reports }) => failureLines(rootDir, reports, name)),
     ...byRun.map(({ name, reports }) => `${name}: ${summarize(reports)}`),
     summarize(byRun.flatMap(({ reports }) => reports)),
   ];

@@ -49,12 +49,65 @@ test("a test file that failed before its tests ran counts as a failure", () => {
         numFailedTests: 0,
         numPendingTests: 0,
         testResults: [
-          { status: "failed", assertionResults: [] },
+          {
+            name: join(dir, "site", "test", "browser.test.ts"),
+            status: "failed",
+            assertionResults: [],
+          },
           { status: "passed", assertionResults: [{ status: "passed" }] },
         ],
       }),
     );
-    expect(summaryLines(dir)).toEqual(["28 passed, 1 failed"]);
+    expect(summaryLines(dir)).toEqual([
+      "FAIL site/test/browser.test.ts (failed before its tests ran)",
+      "28 passed, 1 failed",
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("each failed test is named above the counts, with its file and the first line of its error", () => {
+  const dir = mkdtempSync(join(tmpdir(), "test-summary-names-"));
+  try {
+    mkdirSync(join(dir, "packages"));
+    const results = join(dir, "packages", "day-5-v4", ".test-results");
+    mkdirSync(results, { recursive: true });
+    writeFileSync(
+      join(results, "vitest.json"),
+      JSON.stringify({
+        numPassedTests: 1,
+        numFailedTests: 1,
+        numPendingTests: 0,
+        testResults: [
+          {
+            name: join(dir, "packages", "day-5-v4", "test", "shell.test.ts"),
+            status: "failed",
+            assertionResults: [
+              { status: "passed", fullName: "a command's environment" },
+              {
+                status: "failed",
+                fullName: "a timeout stops the whole group",
+                failureMessages: ["AssertionError: expected 'a' to be 'b'\n    at shell.test.ts:9"],
+              },
+            ],
+          },
+          {
+            name: join(dir, "packages", "day-5-v4", "test", "web.test.ts"),
+            status: "failed",
+            message: "Cannot find module './gone.ts'\n  at load",
+            assertionResults: [],
+          },
+        ],
+      }),
+    );
+    saveRun(dir, "test-node-v26.12.1");
+    expect(summaryLines(dir)).toEqual([
+      "FAIL test-node-v26.12.1: packages/day-5-v4/test/shell.test.ts > a timeout stops the whole group: AssertionError: expected 'a' to be 'b'",
+      "FAIL test-node-v26.12.1: packages/day-5-v4/test/web.test.ts: Cannot find module './gone.ts'",
+      "test-node-v26.12.1: 1 passed, 2 failed",
+      "1 passed, 2 failed",
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

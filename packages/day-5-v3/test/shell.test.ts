@@ -1,5 +1,12 @@
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -102,12 +109,17 @@ test.runIf(posix)("a command that floods its output is stopped after 8 MiB", asy
 
 test.runIf(posix)("a timeout stops the whole group, with the output so far", async () => {
   const cwd = folder();
-  const outcome = await sh("echo early; (sleep 1; touch late.txt) & sleep 30", 300, cwd);
-  expect(outcome).toEqual({
-    text: "command timed out after 0 s and was stopped; output so far:\nearly",
+  // The child left in the background waits for go.txt, written only once the timeout has struck:
+  // a group that outlived the timeout would then touch late.txt. The two seconds are for `echo` to
+  // run on a busy machine; what the test proves hangs on order, not on the clock.
+  const command =
+    "echo early; (until [ -e go.txt ]; do sleep 0.05; done; touch late.txt) & sleep 30";
+  expect(await sh(command, 2_000, cwd)).toEqual({
+    text: "command timed out after 2 s and was stopped; output so far:\nearly",
     stopped: true,
   });
-  await sleep(1_500);
+  writeFileSync(join(cwd, "go.txt"), "");
+  await sleep(500);
   expect(existsSync(join(cwd, "late.txt"))).toBe(false);
 });
 
