@@ -1,10 +1,12 @@
 // Rules for the pages a learner works through (issue #45): a page fits a sitting, says how long it
-// takes, and every command that checks a project is written the way a learner types it in their
-// own project's folder, the form Day 1 defines (`pnpm --dir ~/agent-code-course check <stage>
-// --project .`). docs:check reports each break as a problem at its line.
+// takes (within a quarter of the rule in docs-times.ts, #58), and every command that checks a
+// project is written the way a learner types it in their own project's folder, the form Day 1
+// defines (`pnpm --dir ~/agent-code-course check <stage> --project .`). docs:check reports each
+// break as a problem at its line.
 
 import { LEARNER_CHECK } from "./docs-lessons.ts";
 import type { Problem } from "./docs-pages.ts";
+import { timeProblems } from "./docs-times.ts";
 
 // About a sitting's reading: past either, a page is split into parts (decision 0060).
 export const MAX_PAGE_LINES = 2_000;
@@ -35,12 +37,7 @@ export function learnerPageProblems(file: string, text: string): Problem[] {
       message: `${words.toLocaleString("en")} words: a page holds at most ${MAX_PAGE_WORDS.toLocaleString("en")}, about a sitting; split it into parts`,
     });
   }
-  if (!lines.some((line) => line.startsWith("**Time:** "))) {
-    problems.push({
-      file,
-      message: "no `**Time:**` line: say near the top how long the page takes",
-    });
-  }
+  problems.push(...timeProblems(file, text));
   for (const { line, command } of checkCommands(lines)) {
     if (LEARNER_FORM.test(command)) continue;
     problems.push({

@@ -33,6 +33,7 @@ import {
 } from "./docs-pages.ts";
 import { replayFile, replayIds, runReplay } from "./docs-replays.ts";
 import { learnerPageProblems } from "./docs-rules.ts";
+import { courseMapProblems } from "./docs-times.ts";
 import { layoutJson, wireExcerpt, wireFile, wireText } from "./docs-wire.ts";
 import { diffStages } from "./stage-diff.ts";
 import { diffRebased } from "./stage-rebase.ts";
@@ -163,7 +164,11 @@ async function planDocs(root: string, sources: Sources): Promise<Plan> {
     plan,
   );
   for (const page of pages) await planPage(root, page, lessons.placements, sources, check, plan);
-  plan.report.problems.push(...checkContractLinks(check), ...lessons.problems);
+  plan.report.problems.push(
+    ...checkContractLinks(check),
+    ...courseMapProblems(pages),
+    ...lessons.problems,
+  );
   return plan;
 }
 
