@@ -2,6 +2,7 @@
 // goes, or one JSON document for a grader (its schema is check-schema.json).
 
 import { courseRevision } from "./check-course.ts";
+import { changedBy } from "./check-headline.ts";
 import type { CheckFailure } from "./check-junit.ts";
 import {
   type CheckOutput,
@@ -11,7 +12,7 @@ import {
   type ScenarioReport,
   type StageReport,
 } from "./check-run.ts";
-import { isMainLine, paint } from "./command.ts";
+import { isMainLine, MAIN_LINE, paint } from "./command.ts";
 
 type Write = (text: string) => void;
 
@@ -57,6 +58,8 @@ export function textOutput(write: Write, colour: boolean, verbose = false): Chec
       if (summaryOnly) write(`\n${firstScreen(report, colour).join("\n")}\n`);
       const next = nextToFixLines(report, colour);
       if (!summaryOnly && next.length > 0) write(`\n${next.join("\n")}\n`);
+      const aside = summaryOnly ? [] : setAsideLines(report);
+      if (aside.length > 0) write(`\n${aside.join("\n")}\n`);
       write(`\n${lastLine(report)}\n`);
     },
   };
@@ -70,13 +73,12 @@ const MISSES_SHOWN = 4;
 // The headline first and the next thing to fix, a line per main-line stage, the optional stages
 // apart, what was set aside as outgrown, then the other misses of the next thing's stage.
 function firstScreen(report: CheckReport, colour: boolean): string[] {
-  const highest = report.highestStagePassed;
   const width = Math.max(...report.stages.map((stage) => stage.stage.length));
   const line = (stage: StageReport) =>
     `${stage.stage.padEnd(width)}  ${stageVerdict(stage, report.strict)}`;
   const mainLine = report.stages.filter((stage) => stage.mainLine ?? isMainLine(stage.stage));
   const optional = report.stages.filter((stage) => !mainLine.includes(stage));
-  const lines = [`highest stage passed: ${highest ?? "none"}`, ...nextToFixLines(report, colour)];
+  const lines = [headlineLine(report), ...nextToFixLines(report, colour)];
   lines.push("", ...mainLine.map(line));
   if (optional.length > 0) lines.push("optional, apart from the headline:", ...optional.map(line));
   const outgrown = mainLine.filter((stage) => stage.scenarios.some((one) => one.outgrown));
@@ -112,6 +114,47 @@ function firstScreen(report: CheckReport, colour: boolean): string[] {
     );
   }
   return lines;
+}
+
+// `highest stage passed: day-5-v1`, or `none`. A stage reached with misses set aside as outgrown
+// by a later stage the check did not show names it: `highest stage passed: day-5-v1 (3 core
+// scenarios outgrown by day-5-v2)` (decision 0070).
+export function headlineLine(report: CheckReport): string {
+  const highest = report.highestStagePassed;
+  const stage = report.stages.find((one) => one.stage === highest);
+  const shown = new Set(report.stages.map((one) => one.stage));
+  const outgrown = (stage?.scenarios ?? []).filter(
+    (scenario) =>
+      scenario.outgrown && !shown.has(changedBy(highest ?? "", scenario.id) ?? highest ?? ""),
+  );
+  if (highest === null || outgrown.length === 0)
+    return `highest stage passed: ${highest ?? "none"}`;
+  return `highest stage passed: ${highest} (${counted(outgrown.length, report.strict)} outgrown by ${outgrownBy(highest, outgrown).join(", ")})`;
+}
+
+// One stage checked: its misses set aside, and why, before the headline.
+function setAsideLines(report: CheckReport): string[] {
+  return report.stages.flatMap((stage) => {
+    const outgrown = stage.scenarios.filter((scenario) => scenario.outgrown);
+    if (outgrown.length === 0) return [];
+    const by = outgrownBy(stage.stage, outgrown).join(", ");
+    return [
+      `outgrown, set aside: ${counted(outgrown.length, report.strict)} of ${stage.stage} that ${by} changed: your project does what ${by} asks instead`,
+    ];
+  });
+}
+
+// The later stages that replaced or dropped these scenarios of `stage`, in course order.
+function outgrownBy(stage: string, scenarios: ScenarioReport[]): string[] {
+  const by = new Set(scenarios.map((scenario) => changedBy(stage, scenario.id) ?? "a later stage"));
+  return MAIN_LINE.filter((one) => by.has(one)).concat(
+    by.has("a later stage") ? ["a later stage"] : [],
+  );
+}
+
+function counted(count: number, strict: boolean): string {
+  const kind = strict ? "scenario" : "core scenario";
+  return `${count} ${kind}${count === 1 ? "" : "s"}`;
 }
 
 // A miss in two or three lines: its verdict and title, the judgement that leads with the rest
@@ -252,7 +295,7 @@ export function lastLine(report: CheckReport): string {
   if (report.complete) {
     const optional = report.optionalPassed ?? [];
     const also = optional.length > 0 ? `; optional stages passed: ${optional.join(", ")}` : "";
-    return `highest stage passed: ${report.highestStagePassed ?? "none"}${also}`;
+    return `${headlineLine(report)}${also}`;
   }
   const run = report.stages.reduce((sum, stage) => sum + stage.scenarios.length, 0);
   return `not a full check (--only: ${run} ${run === 1 ? "scenario" : "scenarios"} run): no highest stage`;
@@ -314,11 +357,21 @@ function stageSummary(report: StageReport, strict: boolean): string {
   return `${verdict} (conformance: they count with --strict)`;
 }
 
+// A selection (--only) of conformance scenarios alone decides nothing: it says so, and counts them.
+function conformanceOnly(report: StageReport): string {
+  const passed = report.scenarios.filter((scenario) => scenario.verdict === "pass").length;
+  const notes = report.scenarios.length - passed;
+  const counts = `no core scenario in this selection; conformance: ${passed} of ${report.scenarios.length} passed`;
+  return notes === 0 ? counts : `${counts}; ${notes} ${notes === 1 ? "note" : "notes"}`;
+}
+
 // `passed: 16 of 16 core scenarios`, `not passed: 1 of 11 core scenarios failed; 2 notes`; the
 // scenarios set aside as outgrown are not counted but named: `passed: 10 of 10 core scenarios,
-// 1 outgrown`.
+// 1 outgrown`. A selection without a core scenario: `no core scenario in this selection;
+// conformance: 12 of 12 passed`.
 function stageVerdict(report: StageReport, strict: boolean): string {
   const deciding = report.scenarios.filter((scenario) => strict || scenario.level === "core");
+  if (deciding.length === 0 && report.scenarios.length > 0) return conformanceOnly(report);
   const outgrown = deciding.filter((scenario) => scenario.outgrown).length;
   const kept = deciding.length - outgrown;
   const failed = deciding.filter((scenario) => scenario.verdict === "fail" && !scenario.outgrown);

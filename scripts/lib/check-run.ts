@@ -17,7 +17,7 @@ import {
 } from "@agent-code/test-kit";
 import { type CourseRevision, courseRevision } from "./check-course.ts";
 import { inheritFilter } from "./check-env.ts";
-import { judgeHeadline } from "./check-headline.ts";
+import { evidenceWanted, judgeHeadline } from "./check-headline.ts";
 import { directInterpreter } from "./check-project.ts";
 import { sandboxCommand, unsandboxed } from "./check-sandbox.ts";
 import { isMainLine, UsageError } from "./command.ts";
@@ -203,7 +203,28 @@ export async function runCheck(
     if (startError !== undefined) output.startError?.(startError);
     gate.open();
     const complete = settings.only === undefined;
-    const headline = judgeHeadline(stages, settings.strict);
+    const evidence: StageReport[] | undefined =
+      complete && startError === undefined ? [] : undefined;
+    // Misses a later stage changed, that stage not in the check: its versions of them run, shown
+    // nowhere but in what is set aside as outgrown (decision 0070).
+    for (let wanted = evidenceOf(stages, evidence, settings.strict); wanted.size > 0; ) {
+      for (const [stage, ids] of wanted) {
+        const part = await checkStage(
+          stage,
+          { ...sandboxed, only: ids },
+          QUIET,
+          sharedRuns,
+          () => {},
+          signal,
+        );
+        if (part === undefined) return undefined;
+        const known = evidence?.find((report) => report.stage === stage);
+        if (known === undefined) evidence?.push(part);
+        else known.scenarios.push(...part.scenarios);
+      }
+      wanted = evidenceOf(stages, evidence, settings.strict);
+    }
+    const headline = judgeHeadline(stages, settings.strict, { evidence: evidence ?? [] });
     const report: CheckReport = {
       version: 5,
       course: courseRevision(),
@@ -227,6 +248,26 @@ export async function runCheck(
     // An interrupted check still shows what it judged.
     gate.open();
   }
+}
+
+// What an evidence run tells the output: nothing.
+const QUIET: CheckOutput = {
+  start() {},
+  stage() {},
+  scenario() {},
+  stageDone() {},
+  done() {},
+};
+
+// The scenarios of later stages still to run as evidence, once the headline judged what ran.
+function evidenceOf(
+  stages: StageReport[],
+  evidence: StageReport[] | undefined,
+  strict: boolean,
+): Map<string, string[]> {
+  if (evidence === undefined) return new Map();
+  judgeHeadline(stages, strict, { evidence });
+  return evidenceWanted(stages, evidence, strict);
 }
 
 // With several stages, every distinct run of them all goes into one pool at the start, so that no

@@ -108,11 +108,13 @@ test("sources that do not build, under junit: exit 1, one failed case quoting es
 
 test("a whole check under junit: a time on every case and suite, both commits, the next thing to fix", async () => {
   const summary = join(dir, "check-summary.md");
+  // Day 1's CLI checked on day-2-v1: it has not begun talking to a model. (A later stage's CLI
+  // checked on day-1 reaches it: what it misses there, day-2-v1 changed; decision 0070.)
   const run = await check(
     [
-      "day-1",
+      "day-2-v1",
       "--cmd",
-      `node ${join(stageDir("day-2-v3"), "dist", "agent-code.mjs")}`,
+      `node ${join(stageDir("day-1"), "dist", "agent-code.mjs")}`,
       "--reporter",
       "junit",
     ],
@@ -130,10 +132,12 @@ test("a whole check under junit: a time on every case and suite, both commits, t
     "course.commit": COURSE_COMMIT,
     "project.commit": COURSE_COMMIT,
     mainLine: "true",
-    nextToFix: "day-1/echo-round-trip",
+    nextToFix: "day-2-v1/one-line-answer",
   });
   const table = readFileSync(summary, "utf8");
-  expect(table).toMatch(/next to fix \(day-1\): .* `echo-round-trip`: exit code should be 0/);
+  expect(table).toMatch(
+    /next to fix \(day-2-v1\): .* `one-line-answer`: no request reached the test server/,
+  );
   expect(table).toContain(`course: \`${COURSE_COMMIT.slice(0, 12)}\``);
 }, 60_000);
 

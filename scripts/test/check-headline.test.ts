@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findContract, runCli } from "@agent-code/test-kit";
 import { expect, test } from "vitest";
-import { judgeHeadline } from "../lib/check-headline.ts";
+import { changedBy, evidenceWanted, judgeHeadline } from "../lib/check-headline.ts";
 import { textOutput } from "../lib/check-report.ts";
 import type { CheckReport, ScenarioReport, StageReport } from "../lib/check-run.ts";
 import { MAIN_LINE, ROOT, STAGES, stageDir } from "../lib/command.ts";
@@ -134,6 +134,70 @@ test("a dropped scenario is set aside only when the stage that dropped it is beg
   expect(headline(projectAt("day-2-v1")).highestStagePassed).toBe("day-2-v1");
 });
 
+// Decision 0070: one stage checked, after a later lesson changed some of its scenarios.
+test("an earlier stage checked alone after a later lesson changed it: outgrown by that lesson, never none", () => {
+  const only = (stages: StageReport[], stage: string) =>
+    stages.filter((report) => report.stage === stage);
+  // A day-5-v2 project checked with `pnpm check day-5-v1`: Day 3's fetch scenarios, which day-5-v2
+  // replaced, miss. Judged by day-5-v1's contract alone, that read `none`.
+  const v2 = projectAt("day-5-v2");
+  const checked = only(v2, "day-5-v1");
+  expect(headline(checked).highestStagePassed).toBeNull();
+  const misses = checked[0]?.scenarios.filter((one) => one.verdict === "fail") ?? [];
+  expect(misses.map((one) => one.id)).toContain("fetch-html");
+  expect(misses.map((one) => changedBy("day-5-v1", one.id))).toEqual(misses.map(() => "day-5-v2"));
+  // The check asks for day-5-v2's versions of those misses, and nothing it already ran.
+  const wanted = evidenceWanted(checked, [], false);
+  expect([...wanted.keys()]).toEqual(["day-5-v2"]);
+  expect(wanted.get("day-5-v2")).toEqual(misses.map((one) => one.id));
+  const evidence = only(v2, "day-5-v2").map((report) => ({
+    ...report,
+    scenarios: report.scenarios.filter((one) => wanted.get("day-5-v2")?.includes(one.id)),
+  }));
+  const judged = judgeHeadline(checked, false, { evidence });
+  expect(judged).toEqual({ highestStagePassed: "day-5-v1", optionalPassed: [], nextToFix: null });
+  expect(outgrown(checked, "day-5-v1")).toEqual(misses.map((one) => one.id));
+  expect(evidenceWanted(checked, evidence, false).size).toBe(0);
+  const report: CheckReport = {
+    version: 5,
+    course: { commit: null, version: "0" },
+    checkedAt: "2026-12-01T00:00:00.000Z",
+    project: "/p",
+    command: ["x"],
+    strict: false,
+    complete: true,
+    stages: checked,
+    ...judged,
+  };
+  let text = "";
+  textOutput((chunk) => {
+    text += chunk;
+  }, false).done(report);
+  const lines = text.trim().split("\n");
+  expect(lines).toContain(
+    `outgrown, set aside: ${misses.length} core scenarios of day-5-v1 that day-5-v2 changed: your project does what day-5-v2 asks instead`,
+  );
+  expect(lines.at(-1)).toBe(
+    `highest stage passed: day-5-v1 (${misses.length} core scenarios outgrown by day-5-v2)`,
+  );
+  expect(text).not.toContain("none");
+  // A day-5-v1 project with a fetch bug misses day-5-v2's version too: nothing is set aside.
+  const buggy = projectAt("day-5-v1", ["fetch-html"]);
+  const alone = only(buggy, "day-5-v1");
+  expect(evidenceWanted(alone, [], false).get("day-5-v2")).toEqual(["fetch-html"]);
+  const theirs = only(buggy, "day-5-v2").map((stage) => ({
+    ...stage,
+    scenarios: stage.scenarios.filter((one) => one.id === "fetch-html"),
+  }));
+  expect(judgeHeadline(alone, false, { evidence: theirs })).toMatchObject({
+    highestStagePassed: null,
+    nextToFix: { stage: "day-5-v1", id: "fetch-html" },
+  });
+  // A miss no later stage changed: no later stage can excuse it, and nothing more runs.
+  const kept = only(projectAt("day-5-v1", ["parallel-tool-calls"]), "day-5-v1");
+  expect(evidenceWanted(kept, [], false).size).toBe(0);
+});
+
 test("challenge and appendix stages are shown apart, never the headline", () => {
   const stages = projectAt("day-2-v3", [], ["day-2-challenges"]);
   const judged = headline(stages);
@@ -186,6 +250,7 @@ test("the first screen: the headline, the next thing to fix with its hint and li
     "project: /p",
     "command: x",
     "",
+    // day-2-v1's one-line answer is set aside, outgrown by day-2-v2, which has its line below.
     "highest stage passed: day-2-v1",
     "next to fix (day-2-v2): the parallel-tool-calls  [parallel-tool-calls]",
     "      - parallel-tool-calls missed",
@@ -244,6 +309,24 @@ test("--stages through the command: day-2-v3's CLI reaches day-2-v2, day-2-v1's 
   ]);
   for (const scenario of v1?.scenarios ?? []) expect(scenario.durationMs).toBeGreaterThan(0);
 }, 180_000);
+
+test("one stage through the command: Day 1 checked on a day-2-v1 CLI reads outgrown by day-2-v1", async () => {
+  const run = await runCli(
+    ["node", "--import", "tsx", SCRIPT],
+    ["day-1", "--cmd", `node ${join(stageDir("day-2-v1"), "dist", "agent-code.mjs")}`],
+    { env: { INIT_CWD: ROOT, NO_COLOR: "1" }, timeoutMs: 120_000 },
+  );
+  const lines = run.stdout.trim().split("\n");
+  // Day 1's echo round is what day-2-v1 dropped; the rest of Day 1 the day-2-v1 CLI still does.
+  expect(lines.filter((line) => line.startsWith("day-1 not passed:"))).toEqual([
+    expect.stringMatching(/^day-1 not passed: 3 of 3 core scenarios failed\b/),
+  ]);
+  expect(lines).toContain(
+    "outgrown, set aside: 3 core scenarios of day-1 that day-2-v1 changed: your project does what day-2-v1 asks instead",
+  );
+  expect(lines.at(-1)).toBe("highest stage passed: day-1 (3 core scenarios outgrown by day-2-v1)");
+  expect(run.exitCode).toBe(0);
+}, 120_000);
 
 // Issue #57: a program that throws before it does anything passes every scenario that wants a
 // failed run (exit 1, nothing on stdout). Those are no evidence that it moved on from Day 1.

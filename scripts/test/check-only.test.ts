@@ -47,3 +47,24 @@ test("--only with a glob through the command: not a full check, no highest stage
   const ran = report.stages[0].scenarios.map((scenario: { id: string }) => scenario.id);
   expect(ran).toEqual(resolveOnly("day-2-v3", ["bad-arguments-*"]));
 }, 60_000);
+
+// Issue #58: a selection of conformance scenarios alone read `passed: 0 of 0 core scenarios`.
+test("--only with no core scenario: the stage line says so and counts the conformance ones", async () => {
+  const only = resolveOnly("day-2-v3", ["bad-arguments-*-text"]);
+  const levels = (findContract("day-2-v3")?.scenarios ?? [])
+    .filter((scenario) => only.includes(scenario.id))
+    .map((scenario) => scenario.level);
+  expect(levels).toEqual(["conformance", "conformance", "conformance"]);
+  const run = await runCli(
+    ["node", "--import", "tsx", SCRIPT],
+    ["day-2-v3", "--cmd", BUNDLE, "--only", "bad-arguments-*-text"],
+    { env: { INIT_CWD: ROOT, NO_COLOR: "1" }, timeoutMs: 60_000 },
+  );
+  expect(run.exitCode).toBe(0);
+  const lines = run.stdout.trim().split("\n");
+  expect(lines).toContain(
+    "day-2-v3 no core scenario in this selection; conformance: 3 of 3 passed",
+  );
+  expect(run.stdout).not.toContain("0 of 0");
+  expect(lines.at(-1)).toBe("not a full check (--only: 3 scenarios run): no highest stage");
+}, 60_000);
