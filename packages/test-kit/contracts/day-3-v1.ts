@@ -1,8 +1,8 @@
-// Day 3, v1: the working directory as a boundary; read_file and list_files (design/day-3-4.md).
-// Every scenario starts the CLI with `-C <dir>/work`, and puts a secret in `<dir>/secret.txt`,
-// outside it: no request may ever carry that secret, nor the API key. Tool and argument names are
-// the Python course's, so its projects pass the core scenarios; its refusals are `is_error: false`
-// with its own texts, which is why texts and is_error are conformance here.
+// Day 3, v1: the working directory as a boundary; read_file and list_files (taught in
+// docs/day-3.md). Every scenario starts the CLI with `-C <dir>/work`, and puts a secret in
+// `<dir>/secret.txt`, outside it: no request may ever carry that secret, nor the API key. Tool and
+// argument names are the Python course's, so its projects pass the core scenarios; its refusals are
+// `is_error: false` with its own texts, which is why texts and is_error are conformance here.
 import { join } from "node:path";
 import type { Contract, Judgement, Scenario, ScenarioContext } from "../src/contract.ts";
 import { CANARY_TOKEN } from "../src/contract.ts";

@@ -1,7 +1,7 @@
-// Day 3, v2: one walker for glob, grep and project_tree (design/day-3-4.md). The folder of
-// day-3-v1's scenarios, with a few files to search: a root .gitignore that ignores gen/, a binary
-// that holds the needle, a package in node_modules. Core scenarios are what the Python course's
-// search tools also do (found, not found, the run goes on); exact texts, caps and nested
+// Day 3, v2: one walker for glob, grep and project_tree (taught in docs/day-3-search.md). The
+// folder of day-3-v1's scenarios, with a few files to search: a root .gitignore that ignores gen/,
+// a binary that holds the needle, a package in node_modules. Core scenarios are what the Python
+// course's search tools also do (found, not found, the run goes on); exact texts, caps and nested
 // .gitignore files are conformance.
 import type { Contract, Scenario } from "../src/contract.ts";
 import {

@@ -1,9 +1,9 @@
-// Day 3, v3: web_fetch, guarded on the address it connects to (design/day-3-4.md). The folder of
-// day-3-v2's scenarios, and a fake web on 127.0.0.1 that serves a page, a redirect, a picture, a
-// big page, and the faults a fetch must survive. Core scenarios are what the Python course's
-// web_fetch also does (the page's text without its markup, a redirect followed, a non-http scheme
-// or a binary type refused and the run goes on, a huge page cut); the loopback guard, the texts,
-// the caps and the knobs are conformance.
+// Day 3, v3: web_fetch, guarded on the address it connects to (taught in docs/day-3-web.md). The
+// folder of day-3-v2's scenarios, and a fake web on 127.0.0.1 that serves a page, a redirect, a
+// picture, a big page, and the faults a fetch must survive. Core scenarios are what the Python
+// course's web_fetch also does (the page's text without its markup, a redirect followed, a non-http
+// scheme or a binary type refused and the run goes on, a huge page cut); the loopback guard, the
+// texts, the caps and the knobs are conformance.
 //
 // A contract runs learners' code, which may have no guard at all: every address a scenario
 // expects refused must, unguarded, still land on this machine. So the refused redirect goes to

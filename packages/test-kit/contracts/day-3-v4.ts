@@ -1,7 +1,7 @@
-// Day 3, v4: web_search behind a SearchProvider interface (design/day-3-4.md). The Python course
-// scrapes DuckDuckGo's HTML page, so the only core fact is that the tool is offered with `query`
-// required; the providers' request shapes (Tavily, Brave, both answered by the fake web), the
-// texts and the key's handling are conformance. The runner gives every run
+// Day 3, v4: web_search behind a SearchProvider interface (taught in docs/day-3-web.md). The Python
+// course scrapes DuckDuckGo's HTML page, so the only core fact is that the tool is offered with
+// `query` required; the providers' request shapes (Tavily, Brave, both answered by the fake web),
+// the texts and the key's handling are conformance. The runner gives every run
 // AGENT_CODE_SEARCH_BASE_URL=<fake web> and TAVILY_API_KEY=<canary>, and fails any run that prints
 // a key; fileScenario adds that no model request carries it.
 import type { Contract, Judgement, Scenario } from "../src/contract.ts";

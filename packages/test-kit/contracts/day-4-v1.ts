@@ -1,9 +1,9 @@
-// Day 4, v1: file_write, with a diff the person sees and a y/N question (design/day-3-4.md). The
-// folder of Day 3's scenarios; answers come on stdin. Core scenarios are what the Python course's
-// file_write also does: a yes writes, a no and the end of input do not, an existing file is
-// overwritten only after a read in the same run and only as it was read, nothing outside the
-// working directory changes. The texts, is_error, the echoed answer, the modes and the run going
-// on after the end of input (the Python course's Typer `confirm` aborts there) are conformance.
+// Day 4, v1: file_write, with a diff the person sees and a y/N question (taught in docs/day-4.md).
+// The folder of Day 3's scenarios; answers come on stdin. Core scenarios are what the Python
+// course's file_write also does: a yes writes, a no and the end of input do not, an existing file
+// is overwritten only after a read in the same run and only as it was read, nothing outside the
+// working directory changes. The texts, is_error, the echoed answer, the modes and the run going on
+// after the end of input (the Python course's Typer `confirm` aborts there) are conformance.
 import { chmodSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Contract, Judgement, Scenario, ScenarioContext } from "../src/contract.ts";

@@ -1,8 +1,8 @@
-// Day 4, v2: file_edit, an exact and unique replacement of text just read (design/day-3-4.md).
-// Core scenarios are what the Python course's file_edit also does: a yes edits, a no does not, a
-// file not read or changed after the read is not edited, an ambiguous or missing old_string changes
-// nothing, replace_all replaces every match. The texts, is_error, a touch that is no conflict, CRLF
-// files and two edits after one read are conformance.
+// Day 4, v2: file_edit, an exact and unique replacement of text just read (taught in
+// docs/day-4.md). Core scenarios are what the Python course's file_edit also does: a yes edits, a
+// no does not, a file not read or changed after the read is not edited, an ambiguous or missing
+// old_string changes nothing, replace_all replaces every match. The texts, is_error, a touch that
+// is no conflict, CRLF files and two edits after one read are conformance.
 import { utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Contract, ScenarioContext } from "../src/contract.ts";

@@ -1,5 +1,5 @@
-// Day 4, v3: a backup of the old bytes before every write (design/day-3-4.md). Core scenarios are
-// what the Python course's backups also do: after a confirmed change exactly one backup, under
+// Day 4, v3: a backup of the old bytes before every write (taught in docs/day-4.md). Core scenarios
+// are what the Python course's backups also do: after a confirmed change exactly one backup, under
 // `.agent/history/<path>/`, holding the old bytes; none after a no, none for a new file. The name's
 // pattern, the cap of 20, the .gitignore, the untouchable history and a failed backup stopping the
 // write (the Python course writes anyway) are conformance.

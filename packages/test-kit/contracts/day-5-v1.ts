@@ -1,9 +1,10 @@
-// Day 5, v1: bash, git_status and git_diff (design/day-5.md). The folder of Day 3's scenarios
-// (`-C <dir>/work`, a secret outside); every bash call is answered on stdin. Core scenarios are what
-// the Python course's bash also does (a yes runs in the working directory, a no does not, the exit
-// code, stderr and a timeout reach the model, git_status asks nothing) and what a command must never
-// do in any project (see a key, move the next call, flood the model, outlive a Ctrl-C). The texts,
-// the numbers and the leftovers a timeout or a command's end must stop are conformance.
+// Day 5, v1: bash, git_status and git_diff (taught in docs/day-5.md). The folder of Day 3's
+// scenarios (`-C <dir>/work`, a secret outside); every bash call is answered on stdin. Core
+// scenarios are what the Python course's bash also does (a yes runs in the working directory, a no
+// does not, the exit code, stderr and a timeout reach the model, git_status asks nothing) and what
+// a command must never do in any project (see a key, move the next call, flood the model, outlive a
+// Ctrl-C). The texts, the numbers and the leftovers a timeout or a command's end must stop are
+// conformance.
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import {

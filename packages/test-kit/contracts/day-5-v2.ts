@@ -1,11 +1,12 @@
 // Day 5, v2: one gate for every tool call, the permission modes, and guards that read the command
-// (design/day-5.md). The folder of Day 3's scenarios (`-C <dir>/work`, a secret outside), answers
-// on stdin. Core scenarios are what the Python course's gate also does: `rm -rf` and a download
-// piped to a shell never run and never ask, plan mode runs only what reads, acceptEdits writes
-// without a question but keeps the read-first check and still asks for a command, and a fetch
-// asks first. Every refused command is answered y where a question could come, and leaves a marker
-// file it would have made (or removed) to judge: a command that was refused never ran (P1). The
-// texts, the mode names' check, bypassPermissions and the guards' harder spellings are conformance.
+// (taught in docs/day-5-gate.md). The folder of Day 3's scenarios (`-C <dir>/work`, a secret
+// outside), answers on stdin. Core scenarios are what the Python course's gate also does: `rm -rf`
+// and a download piped to a shell never run and never ask, plan mode runs only what reads,
+// acceptEdits writes without a question but keeps the read-first check and still asks for a
+// command, and a fetch asks first. Every refused command is answered y where a question could come,
+// and leaves a marker file it would have made (or removed) to judge: a command that was refused
+// never ran (P1). The texts, the mode names' check, bypassPermissions and the guards' harder
+// spellings are conformance.
 import {
   type Contract,
   type Judgement,

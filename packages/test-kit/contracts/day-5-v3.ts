@@ -1,8 +1,8 @@
-// Day 5, v3: ask_user_question, the model asks the person and gets the answer as its result
-// (design/day-5.md). The folder of Day 3's scenarios, answers on stdin. Core scenarios are what the
-// Python course's tool also does: a number picks that option, 0 skips, and neither is an error.
-// The menu's lines, an answer in the person's own words, the end of input, the count of options,
-// plan mode and the REPL's order of lines are conformance.
+// Day 5, v3: ask_user_question, the model asks the person and gets the answer as its result (taught
+// in docs/day-5-tasks.md). The folder of Day 3's scenarios, answers on stdin. Core scenarios are
+// what the Python course's tool also does: a number picks that option, 0 skips, and neither is an
+// error. The menu's lines, an answer in the person's own words, the end of input, the count of
+// options, plan mode and the REPL's order of lines are conformance.
 import type { Contract, Judgement, Observed } from "../src/contract.ts";
 import {
   conversationOf,

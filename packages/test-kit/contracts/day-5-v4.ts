@@ -1,8 +1,9 @@
-// Day 5, v4: background tasks owned by the session (design/day-5.md). The folder of Day 3's
-// scenarios, answers on stdin. Core scenarios are what the Python course's background commands
-// also do: the run does not wait for the command, and a no runs nothing. bash_output, kill_shell,
-// the log, the limit, the texts and the tasks' deaths with the run (P12) are conformance: the
-// Python course's tasks write two files, tell the model to `kill` a PID, and outlive the CLI.
+// Day 5, v4: background tasks owned by the session (taught in docs/day-5-tasks.md). The folder of
+// Day 3's scenarios, answers on stdin. Core scenarios are what the Python course's background
+// commands also do: the run does not wait for the command, and a no runs nothing. bash_output,
+// kill_shell, the log, the limit, the texts and the tasks' deaths with the run (P12) are
+// conformance: the Python course's tasks write two files, tell the model to `kill` a PID, and
+// outlive the CLI.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -1,9 +1,9 @@
 // Day 5, v5: allow, ask and deny rules from the user's settings, the project's and the flags, and
-// trust for a project's own rules (design/day-5.md). The folder of Day 3's scenarios, answers on
-// stdin. Every new scenario is conformance: the Python course has no rules, and a correct Python
-// project must not fail for it. A command a rule holds back would make pwned.txt (or made.txt,
-// outside.txt): the file's absence, not the words around it, shows it never ran. The user's
-// settings file sits in the run's own home folder (AGENT_CODE_HOME), never the tester's.
+// trust for a project's own rules (taught in docs/day-5-rules.md). The folder of Day 3's scenarios,
+// answers on stdin. Every new scenario is conformance: the Python course has no rules, and a
+// correct Python project must not fail for it. A command a rule holds back would make pwned.txt (or
+// made.txt, outside.txt): the file's absence, not the words around it, shows it never ran. The
+// user's settings file sits in the run's own home folder (AGENT_CODE_HOME), never the tester's.
 import { homedir } from "node:os";
 import { join, sep } from "node:path";
 import type { Contract, Judgement, Observed, Scenario, ScenarioContext } from "../src/contract.ts";

@@ -113,8 +113,8 @@ export function plannedContracts(
   return all;
 }
 
-// Days 6 to 9 as design/day-6.md and design/days-7-9.md plan them: the scenarios each stage adds,
-// without the twins (they judge another's run and cost nothing), and the CLI starts of each.
+// Days 6 to 9 as the course plans them, before their pages are written: the scenarios each stage
+// adds, without the twins (they judge another's run and cost nothing), and the CLI starts of each.
 export const PLANNED_STAGES: PlannedStage[] = [
   // Day 6: thirty scenarios; most of v1's start the CLI two or three times (runs in one folder).
   { stage: "day-6-v1", base: "day-5-v5", core: 9, conformance: 6, changed: 4, runsEach: 2.5 },
