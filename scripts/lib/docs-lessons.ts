@@ -1,11 +1,13 @@
 // Lessons replayed from their pages: a lesson is one stage, its blocks are the `code:`, `diff:`,
 // `delete:` and `move:` blocks of that stage on the pages, and typing them in page order into a
-// copy of the base (the starter for day-1) must give the stage's src/. docs:check replays the
-// text (every changed line shown, no block using a name a later block brings);
-// scripts/test/docs-replay.test.ts also type-checks and runs the contract at each checkpoint.
-// Decisions 0032 and 0051 have the rules.
+// copy of the base (the starter for day-1) must give the stage's src/. Each block is typed as the
+// page tells a learner to: a whole file written, a diff as `git apply` applies it, a declaration
+// at its placement line. docs:check replays the text (every changed line shown, no block using a
+// name a later block brings, no name declared twice, every name declared or imported where it is
+// used by the next checkpoint); scripts/test/docs-replay.test.ts also type-checks and runs the
+// contract at each checkpoint. Decisions 0032, 0051 and 0067 have the rules.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { baseOf, ROOT, STAGES, stageDir } from "./command.ts";
 import {
   declaredNames,
@@ -180,12 +182,14 @@ export function applyBlock(files: Files, block: Block): string | undefined {
 export interface Applied {
   error?: string;
   placement?: string;
+  // The page line the error is on, when it is not the marker's: a diff's hunk that did not apply.
+  line?: number;
 }
 
 // Applies one block to the files, as applyBlock does, and says where a code block's code went.
 export function placeBlock(files: Files, block: Block): Applied {
   if (block.kind === "code") return applyCode(files, block.arg);
-  if (block.kind === "diff") return { error: applyDiff(files, block.arg) };
+  if (block.kind === "diff") return applyDiff(files, block);
   if (block.kind === "delete") return { error: applyDelete(files, block.arg) };
   if (block.kind === "move") return { error: applyMove(files, block.arg) };
   return {};
@@ -482,148 +486,223 @@ function joinParts(before: string, after: string, blank = 1): string {
   return tail === "" ? `${head}\n` : `${head}\n${"\n".repeat(blank)}${tail}`;
 }
 
-// A stage diff (or one file's part). A diff from a stage that is not the lesson's base (a
-// challenge's answers carried onto the stage the learner arrives from) holds the same changes as
-// the one from the base, since it merged cleanly; the replay, which types the lesson onto its
-// base, types them from there.
-function applyDiff(files: Files, arg: string): string | undefined {
-  const [, given = "", to = "", only] = /^(\S+)\.\.(\S+)(?:\s+(\S+))?$/.exec(arg) ?? [];
-  if (!STAGES.includes(given) || !STAGES.includes(to)) return undefined;
-  const from = baseOf(to) ?? given;
-  return applyChanges(files, stageFiles(from), stageFiles(to), stageRenames(from, to), only);
+// A `diff:` block names two stages and maybe one file: `day-2-v2..day-2-v3 src/cli.ts`.
+export function parseDiffArg(
+  arg: string,
+): { from: string; to: string; only: string | undefined } | undefined {
+  const match = /^(\S+)\.\.(\S+)(?:\s+(\S+))?$/.exec(arg);
+  if (match === null) return undefined;
+  const [, from = "", to = "", only] = match;
+  return { from, to, only };
 }
 
-// The changes from `before` to `after` typed into `files` (all of them, or only those of the file
-// `only`, "src/<path>"): each hunk's old lines are found in the file and replaced by its new lines;
-// a hunk whose new lines are already there (a code block showed them) is skipped. A renamed file
-// (old path -> new path in `renames`) is one change, as its diff shows it, named by either path:
-// its hunks apply to the file at its old path, or at its new one if a block moved it already.
-export function applyChanges(
-  files: Files,
-  before: Files,
-  after: Files,
-  renames: Map<string, string>,
-  only?: string,
-): string | undefined {
-  const moved = new Set(renames.values());
-  const changes = [...new Set([...before.keys(), ...after.keys()])]
-    .filter((path) => !renames.has(path) && !moved.has(path))
-    .map((path) => [path, path] as const);
-  changes.push(...renames);
-  changes.sort(([, a], [, b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [oldPath, path] of changes) {
-    if (only !== undefined && `src/${oldPath}` !== only && `src/${path}` !== only) continue;
-    const old = before.get(oldPath);
-    const next = after.get(path);
-    if (old === next && oldPath === path) continue;
-    if (next === undefined) {
-      files.delete(oldPath);
-      continue;
+// A diff of a whole stage, no file named: the lesson at once, for reading or for a learner who
+// skips the typing ("All four answers"). The replay does not type it after the blocks above it.
+export function isWholeStageDiff(block: Block): boolean {
+  return block.kind === "diff" && parseDiffArg(block.arg)?.only === undefined;
+}
+
+// One file's part of a diff as the page prints it: its path on each side ("src/…", undefined
+// where the file does not exist) and its hunks' lines, headers included.
+export interface FilePatch {
+  from: string | undefined;
+  to: string | undefined;
+  hunks: string[];
+}
+
+// Why a diff did not apply: which hunk (1-based, in its file's part), the header the page prints
+// for it, and what went wrong.
+export interface PatchFailure {
+  message: string;
+  hunk?: { path: string; index: number; header: string };
+}
+
+// One file's part of a stage diff, as the page shows it: the part of `only` ("src/<path>"),
+// found by either of its paths as its header names both.
+export function stagePatch(from: string, to: string, only: string): FilePatch[] {
+  return compareStages(from, to).filter((file) => file.from === only || file.to === only);
+}
+
+// A diff block typed as `git apply` applies it: its file diff from the lesson's base (a diff of
+// one file from any other stage is no part of a lesson).
+function applyDiff(files: Files, block: Block): Applied {
+  const diff = parseDiffArg(block.arg);
+  if (diff === undefined || !STAGES.includes(diff.from) || !STAGES.includes(diff.to)) return {};
+  // Shown for reading: see isWholeStageDiff.
+  if (diff.only === undefined) return {};
+  if (baseOf(diff.to) !== diff.from) {
+    return {
+      error: `is a diff from ${diff.from}, which is not ${diff.to}'s base (${baseOf(diff.to) ?? "none"}): a lesson is typed onto its base`,
+    };
+  }
+  const failure = applyPatch(files, stagePatch(diff.from, diff.to, diff.only));
+  if (failure === undefined) return {};
+  return { error: failure.message, line: hunkLine(block, failure) };
+}
+
+// The page line of the hunk that failed: its header in the block, or the marker's line.
+function hunkLine(block: Block, failure: PatchFailure): number | undefined {
+  if (failure.hunk === undefined) return undefined;
+  const lines = block.content.split("\n");
+  let part = -1;
+  let index = 0;
+  for (const [at, line] of lines.entries()) {
+    if (line.startsWith("diff --git ")) {
+      part = line.endsWith(` b/${failure.hunk.path}`) ? 0 : -1;
+      index = 0;
+    } else if (part === 0 && line.startsWith("@@ ")) {
+      index++;
+      // The content starts on the line after the opening fence, `from` (0-based).
+      if (index === failure.hunk.index) return block.from + at + 1;
     }
-    const own = files.get(oldPath) ?? files.get(path);
-    if (old === undefined || own === undefined) {
-      if (oldPath !== path) files.delete(oldPath);
-      files.set(path, next);
-      continue;
-    }
-    // Hunks as git makes them first; then each change on its own, for a file where code blocks
-    // already showed some of a hunk's changes.
-    let applied: string | { at: number } = { at: 0 };
-    for (const [merge, context] of [
-      [6, 3],
-      [0, 2],
-      [0, 1],
-    ] as const) {
-      const attempt = applyHunks(own, hunks(old.split("\n"), next.split("\n"), merge, context));
-      if (typeof applied !== "string") applied = attempt;
-      if (typeof attempt === "string") break;
-    }
-    if (typeof applied !== "string") {
-      return `its change to src/${path} near line ${applied.at + 1} does not apply to what the page built so far`;
-    }
-    if (oldPath !== path) files.delete(oldPath);
-    files.set(path, applied);
   }
   return undefined;
 }
 
-// The text with every hunk applied; or, when one does not apply, the first of those.
-function applyHunks(own: string, list: Hunk[]): string | { at: number } {
-  let lines = own.split("\n");
-  let failed: Hunk | undefined;
-  for (const hunk of list) {
-    // Already there: a code block showed it.
-    if (findLines(lines, hunk.new, hunk.at) !== -1) continue;
-    const at = findLines(lines, hunk.old, hunk.at);
-    if (at !== -1) {
-      lines = [...lines.slice(0, at), ...hunk.new, ...lines.slice(at + hunk.old.length)];
-      continue;
+// The file parts typed into `files` as `git apply` types them, all or nothing: each hunk's context
+// and removed lines must be in the file exactly, found nearest where its header says (earlier
+// hunks shift the rest); a hunk at the file's start must match there, and one with no context
+// after its change must match at the file's end. A new file must not exist yet, a deleted one must
+// be exactly the diff's, and a renamed one moves. Nothing is skipped because it is there already:
+// a learner who typed a hunk's lines from a code block meets a hunk that no longer applies.
+export function applyPatch(files: Files, patch: FilePatch[]): PatchFailure | undefined {
+  const next: Files = new Map(files);
+  for (const part of patch) {
+    const from = part.from?.replace(/^src\//, "");
+    const to = part.to?.replace(/^src\//, "");
+    const shown = `src/${to ?? from}`;
+    const own = from === undefined ? undefined : next.get(from);
+    if (from === undefined) {
+      if (to !== undefined && next.has(to)) {
+        return { message: `makes ${shown}, which the page has made already` };
+      }
+    } else if (own === undefined) {
+      return { message: `changes src/${from}, which the page has not made` };
+    } else if (to !== undefined && to !== from && next.has(to)) {
+      return { message: `moves src/${from} to ${shown}, which the page has made already` };
     }
-    failed ??= hunk;
-  }
-  return failed === undefined ? lines.join("\n") : { at: failed.at };
-}
-
-function findLines(lines: string[], wanted: string[], near: number): number {
-  let best = -1;
-  for (let at = 0; at + wanted.length <= lines.length; at++) {
-    if (wanted.every((line, index) => lines[at + index] === line)) {
-      if (best === -1 || Math.abs(at - near) < Math.abs(best - near)) best = at;
+    let lines = splitLines(own ?? "");
+    for (const [index, hunk] of parseHunks(part.hunks).entries()) {
+      const failed = (why: string): PatchFailure => ({
+        message: `does not apply: hunk ${index + 1} of ${shown} (${hunk.header}) ${why}`,
+        hunk: { path: shown, index: index + 1, header: hunk.header },
+      });
+      if (hunk.unreadable !== undefined) {
+        return failed(`holds a line git apply cannot read: ${JSON.stringify(hunk.unreadable)}`);
+      }
+      const at = findHunk(lines, hunk);
+      if (at === -1) {
+        return failed(
+          "does not match your file: its context and removed lines are not there as the page built it",
+        );
+      }
+      lines = [...lines.slice(0, at), ...hunk.after, ...lines.slice(at + hunk.before.length)];
+    }
+    if (from !== undefined) next.delete(from);
+    if (to === undefined) {
+      if (lines.length > 0) {
+        return { message: `deletes src/${from}, which still holds lines the diff does not show` };
+      }
+    } else {
+      next.set(to, lines.join(""));
     }
   }
-  return best;
+  files.clear();
+  for (const [path, text] of next) files.set(path, text);
+  return undefined;
 }
 
 interface Hunk {
-  at: number;
-  old: string[];
-  new: string[];
+  header: string;
+  // 1-based, as the header says; 0 for an empty side.
+  oldStart: number;
+  newStart: number;
+  // The lines the file must hold and the lines it then holds, each with its newline (the last
+  // line of a file without one, without).
+  before: string[];
+  after: string[];
+  // Unchanged lines before the first change and after the last.
+  leading: number;
+  trailing: number;
+  // A line that is neither context, removed, added nor "\ No newline at end of file".
+  unreadable?: string;
 }
 
-// The hunks that turn `a` into `b`, with up to `context` lines around each change, changes at most
-// `merge` unchanged lines apart making one hunk.
-function hunks(a: string[], b: string[], merge: number, context: number): Hunk[] {
-  const ops = lineDiff(a, b);
+function parseHunks(lines: string[]): Hunk[] {
   const result: Hunk[] = [];
-  let index = 0;
-  while (index < ops.length) {
-    if (ops[index]?.kind === "same") {
-      index++;
+  let hunk: Hunk | undefined;
+  // Where each side's last line went, for "\ No newline at end of file".
+  let last: { side: string[]; index: number }[] = [];
+  let changed = false;
+  for (const line of lines) {
+    const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    if (header !== null) {
+      hunk = {
+        header: line,
+        oldStart: Number(header[1]),
+        newStart: Number(header[2]),
+        before: [],
+        after: [],
+        leading: 0,
+        trailing: 0,
+      };
+      result.push(hunk);
+      changed = false;
+      last = [];
       continue;
     }
-    let start = index;
-    let end = index;
-    // Extend over changes separated by at most six unchanged lines.
-    for (;;) {
-      while (end < ops.length && ops[end]?.kind !== "same") end++;
-      let gap = end;
-      while (gap < ops.length && ops[gap]?.kind === "same") gap++;
-      if (gap < ops.length && gap - end <= merge) {
-        end = gap;
-        continue;
-      }
-      break;
+    if (hunk === undefined) continue;
+    const text = `${line.slice(1)}\n`;
+    const kind = line[0];
+    if (kind === " ") {
+      hunk.before.push(text);
+      hunk.after.push(text);
+      last = [
+        { side: hunk.before, index: hunk.before.length - 1 },
+        { side: hunk.after, index: hunk.after.length - 1 },
+      ];
+      if (changed) hunk.trailing++;
+      else hunk.leading++;
+    } else if (kind === "-" || kind === "+") {
+      const side = kind === "-" ? hunk.before : hunk.after;
+      side.push(text);
+      last = [{ side, index: side.length - 1 }];
+      changed = true;
+      hunk.trailing = 0;
+    } else if (line.startsWith("\\")) {
+      for (const { side, index } of last) side[index] = (side[index] ?? "").replace(/\n$/, "");
+    } else {
+      hunk.unreadable ??= line;
     }
-    let around = 0;
-    while (start > 0 && ops[start - 1]?.kind === "same" && around < context) {
-      start--;
-      around++;
-    }
-    let stop = end;
-    around = 0;
-    while (stop < ops.length && ops[stop]?.kind === "same" && around < context) {
-      stop++;
-      around++;
-    }
-    const part = ops.slice(start, stop);
-    result.push({
-      at: part.find((op) => op.kind !== "add")?.a ?? 0,
-      old: part.filter((op) => op.kind !== "add").map((op) => op.line),
-      new: part.filter((op) => op.kind !== "remove").map((op) => op.line),
-    });
-    index = stop;
   }
   return result;
+}
+
+// Where git apply puts a hunk: the match nearest the line its header gives on the new side (where
+// the earlier hunks moved it), looking forward first; -1 when there is none.
+function findHunk(lines: string[], hunk: Hunk): number {
+  const matches = (at: number) =>
+    at >= 0 &&
+    at + hunk.before.length <= lines.length &&
+    hunk.before.every((line, index) => lines[at + index] === line);
+  const atStart = hunk.oldStart <= 1;
+  const atEnd = hunk.trailing === 0;
+  if (atStart || atEnd) {
+    const at = atStart ? 0 : lines.length - hunk.before.length;
+    const fits = matches(at) && (!atStart || !atEnd || at + hunk.before.length === lines.length);
+    return fits ? at : -1;
+  }
+  const near = Math.min(Math.max(hunk.newStart - 1, 0), lines.length);
+  for (let distance = 0; distance <= lines.length; distance++) {
+    if (matches(near + distance)) return near + distance;
+    if (distance > 0 && matches(near - distance)) return near - distance;
+  }
+  return -1;
+}
+
+// A file's lines, each with its newline (the last without one when the file has none).
+function splitLines(text: string): string[] {
+  return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
 
 interface Op {
@@ -771,21 +850,102 @@ function visit(
 export function declaredIn(files: Files): Set<string> {
   const names = new Set<string>();
   for (const [path, text] of files) {
-    for (const piece of safePieces(text, path)) for (const name of piece.names) names.add(name);
+    for (const name of outlineOf(text, path)?.declared.keys() ?? []) names.add(name);
   }
   return names;
 }
 
-function safePieces(text: string, path: string): Piece[] {
-  try {
-    return pieces(text, path);
-  } catch {
-    return [];
-  }
+// What the checks below need of one file: how many top-level statements declare each name, what
+// it imports (local name -> the module and the name there), and the names it uses. Undefined for a
+// file that does not parse. Kept by text: most files do not change from one block to the next.
+interface Outline {
+  declared: Map<string, number>;
+  imports: Map<string, { source: string; imported: string | undefined }>;
+  used: Set<string>;
 }
 
-// What a block shows, as code, for its name check: a code block's text; for a diff, the new
-// stage's pieces that its added lines touch.
+const outlines = new Map<string, Outline | undefined>();
+
+function outlineOf(text: string, path: string): Outline | undefined {
+  const key = `${path}\0${text}`;
+  if (outlines.has(key)) return outlines.get(key);
+  let found: Outline | undefined;
+  try {
+    const declared = new Map<string, number>();
+    for (const piece of pieces(text, path)) {
+      if (declaredNames(piece.statement).length === 0) continue;
+      for (const name of piece.names) declared.set(name, (declared.get(name) ?? 0) + 1);
+    }
+    const imports = new Map<string, { source: string; imported: string | undefined }>();
+    for (const statement of parseFile(text, path).program.body) {
+      if (statement.type !== "ImportDeclaration") continue;
+      for (const specifier of statement.specifiers) {
+        const imported =
+          specifier.type === "ImportSpecifier" && specifier.imported.type === "Identifier"
+            ? specifier.imported.name
+            : undefined;
+        imports.set(specifier.local.name, { source: statement.source.value, imported });
+      }
+    }
+    found = { declared, imports, used: usedNames(text, path) };
+  } catch {
+    found = undefined;
+  }
+  if (outlines.size > 2000) outlines.clear();
+  outlines.set(key, found);
+  return found;
+}
+
+// What a learner's editor would say of the files, as keys ("use X", "import X src/y.ts", "twice
+// X") by file: a name used that the file neither declares nor imports (among the names the stage
+// or its base declares anywhere, or imports in that file), an import of a name the imported file
+// does not declare, a name declared more often than the stage or its base declares it there (a
+// second `function withNotes`), a file that does not parse.
+// `known` gives the names that count in a file, `allowed` how many statements may declare a name
+// there: one, or more where the stage or its base has more (overloads, an interface and a const of
+// one name).
+function editorProblems(
+  files: Files,
+  known: (path: string) => Set<string>,
+  allowed: (path: string, name: string) => number,
+): Map<string, string[]> {
+  const result = new Map<string, string[]>();
+  for (const [path, text] of files) {
+    const own = outlineOf(text, path);
+    if (own === undefined) {
+      result.set(path, ["parse"]);
+      continue;
+    }
+    const found: string[] = [];
+    const names = known(path);
+    for (const name of own.used) {
+      if (names.has(name) && !own.declared.has(name) && !own.imports.has(name)) {
+        found.push(`use ${name}`);
+      }
+    }
+    for (const [local, { source, imported }] of own.imports) {
+      if (!source.startsWith(".")) continue;
+      const target = posix.normalize(posix.join(posix.dirname(path), source));
+      const there = files.get(target);
+      if (there === undefined) {
+        found.push(`import ${local} ${target}`);
+        continue;
+      }
+      const theirs = outlineOf(there, target);
+      if (imported !== undefined && theirs !== undefined && !theirs.declared.has(imported)) {
+        found.push(`import ${imported} ${target}`);
+      }
+    }
+    for (const [name, count] of own.declared) {
+      if (count > 1 && count > allowed(path, name)) found.push(`twice ${name}`);
+    }
+    if (found.length > 0) result.set(path, found);
+  }
+  return result;
+}
+
+// What a block shows, as code, for its name check: a code block's text. (What a diff or a move
+// brings is checked file by file, by editorProblems.)
 function shownCode(block: Block): { text: string; file: string }[] {
   if (block.kind === "code") {
     const match = /^([^/]+)\/src\/([^#\s]+)(?:#(\S+))?$/.exec(block.arg);
@@ -802,9 +962,41 @@ function shownCode(block: Block): { text: string; file: string }[] {
   return [];
 }
 
-// Replays a lesson's text: the files it ends with, the problems on the way (a block that does not
-// apply, a block that uses a name only a later block brings), its coverage, and where each code
-// block's code goes, computed before the block applies.
+// One of editorProblems' keys in the words of a problem line; `until` says when the learner
+// meets it (the checkpoint or the lesson's end).
+function describe(path: string, key: string, files: Files, until: string): string {
+  const [kind = "", name = "", target = ""] = key.split(" ");
+  if (kind === "parse") return `leaves src/${path} in a state that does not parse ${until}`;
+  if (kind === "twice") {
+    return `declares ${name} a second time in src/${path}, which has it already: a learner gets a duplicate declaration; the page must replace it, not add it again`;
+  }
+  if (kind === "import") {
+    return files.has(target)
+      ? `imports ${name} from src/${target}, which does not declare it ${until}`
+      : `imports from src/${target}, which the page has not made ${until}`;
+  }
+  return `uses ${name} in src/${path}, which the page does not declare or import there ${until}`;
+}
+
+// A whole-stage diff is not typed (isWholeStageDiff); from its lesson's base it must still give
+// the stage when applied as git apply applies it. One carried from another stage is checked by
+// docs:check against `pnpm stage-diff --carried` only.
+function wholeDiffProblem(block: Block): string | undefined {
+  const diff = parseDiffArg(block.arg);
+  if (diff === undefined || baseOf(diff.to) !== diff.from) return undefined;
+  const files = stageFiles(diff.from);
+  const failure = applyPatch(files, compareStages(diff.from, diff.to));
+  if (failure !== undefined) return failure.message;
+  const stage = stageFiles(diff.to);
+  const same =
+    files.size === stage.size && [...stage].every(([path, text]) => files.get(path) === text);
+  return same ? undefined : `does not give ${diff.to}'s src/ when applied to ${diff.from}'s`;
+}
+
+// Replays a lesson's text as a learner types it: the files it ends with, the problems on the way
+// (a block that does not apply, a name used before the page declares or imports it, a name
+// declared twice), its coverage, and where each code block's code goes, computed before the block
+// applies.
 export function replayLesson(lesson: Lesson): {
   files: Files;
   problems: Problem[];
@@ -815,32 +1007,100 @@ export function replayLesson(lesson: Lesson): {
   placements: Map<Block, string>;
 } {
   const files = stageFiles(lesson.base);
+  const base = stageFiles(lesson.base);
   const target = stageFiles(lesson.stage);
-  const targetNames = declaredIn(target);
-  const baseNames = declaredIn(files);
+  const everywhere = new Set([...declaredIn(target), ...declaredIn(base)]);
+  const known = (path: string) => {
+    const names = new Set(everywhere);
+    for (const side of [target, base]) {
+      const text = side.get(path);
+      const outline = text === undefined ? undefined : outlineOf(text, path);
+      for (const name of outline?.imports.keys() ?? []) names.add(name);
+    }
+    return names;
+  };
+  const allowed = (path: string, name: string) =>
+    Math.max(
+      1,
+      ...[target, base].map((side) => {
+        const text = side.get(path);
+        return text === undefined ? 0 : (outlineOf(text, path)?.declared.get(name) ?? 0);
+      }),
+    );
   const problems: Problem[] = [];
   const checkpoints: { checkpoint: Checkpoint; files: Files }[] = [];
   const placements = new Map<Block, string>();
+  // Each problem a learner's editor would show, by file and key, with the block that brought it:
+  // a repeated declaration fails at once; a name not declared or imported where it is used fails
+  // when it is still so where the page has the learner compile (a checkpoint, the lesson's end).
+  const open = new Map<string, { path: string; key: string; at: Problem; marker: string }>();
+  const reported = new Set<string>();
+  const settle = (until: string) => {
+    for (const [id, { path, key, at, marker }] of open) {
+      if (reported.has(id)) continue;
+      reported.add(id);
+      problems.push({ ...at, message: `${marker} ${describe(path, key, files, until)}` });
+    }
+  };
+  const track = (at: Problem, marker: string) => {
+    const now = editorProblems(files, known, allowed);
+    const ids = new Set<string>();
+    for (const [path, keys] of now) {
+      for (const key of keys) {
+        const id = `${path} ${key}`;
+        ids.add(id);
+        if (open.has(id)) continue;
+        open.set(id, { path, key, at, marker });
+        if (key.startsWith("twice ")) {
+          reported.add(id);
+          problems.push({ ...at, message: `${marker} ${describe(path, key, files, "")}` });
+        }
+      }
+    }
+    for (const id of open.keys()) {
+      if (!ids.has(id)) {
+        open.delete(id);
+        reported.delete(id);
+      }
+    }
+  };
   for (const step of lesson.steps) {
     if ("checkpoint" in step) {
       checkpoints.push({ checkpoint: step.checkpoint, files: new Map(files) });
+      settle(`by the checkpoint on ${step.checkpoint.file}:${step.checkpoint.line}`);
       continue;
     }
     const { block, file } = step;
-    const at = { file, line: block.line };
-    let why: string | undefined;
-    try {
-      const applied = placeBlock(files, block);
-      why = applied.error;
-      if (applied.placement !== undefined) placements.set(block, applied.placement);
-    } catch (error) {
-      why = (error as Error).message;
-    }
-    if (why !== undefined) {
-      problems.push({ ...at, message: `<!-- ${block.kind}: ${block.arg} --> ${why}` });
+    const at = { file, line: block.line, message: "" };
+    const marker = `<!-- ${block.kind}: ${block.arg} -->`;
+    if (isWholeStageDiff(block)) {
+      const why = wholeDiffProblem(block);
+      if (why !== undefined) problems.push({ ...at, message: `${marker} ${why}` });
+      else {
+        // The learner who applies it has the lesson's stage from here on.
+        files.clear();
+        for (const [path, text] of target) files.set(path, text);
+      }
+      track(at, marker);
       continue;
     }
-    const present = declaredIn(files);
+    let applied: Applied;
+    try {
+      applied = placeBlock(files, block);
+    } catch (error) {
+      applied = { error: (error as Error).message };
+    }
+    if (applied.placement !== undefined) placements.set(block, applied.placement);
+    if (applied.error !== undefined) {
+      problems.push({
+        file,
+        line: applied.line ?? block.line,
+        message: `${marker} ${applied.error}`,
+      });
+      continue;
+    }
+    // A name the block's own code uses that no file declares yet: two blocks swapped.
+    const declared = declaredIn(files);
     for (const shown of shownCode(block)) {
       let used: Set<string>;
       try {
@@ -848,17 +1108,17 @@ export function replayLesson(lesson: Lesson): {
       } catch {
         continue;
       }
-      const missing = [...used].filter(
-        (name) => (targetNames.has(name) || baseNames.has(name)) && !present.has(name),
-      );
+      const missing = [...used].filter((name) => everywhere.has(name) && !declared.has(name));
       if (missing.length > 0) {
         problems.push({
           ...at,
-          message: `<!-- ${block.kind}: ${block.arg} --> uses ${missing.join(", ")}, which ${lesson.stage}'s page shows only later`,
+          message: `${marker} uses ${missing.join(", ")}, which ${lesson.stage}'s page shows only later`,
         });
       }
     }
+    track(at, marker);
   }
+  settle("by the lesson's end");
   // A move counts by the lines it changes, as stage-stats counts it: a renamed file by its edits,
   // and the runs stage-diff shows moved from a deleted file into an added one not at all (each was
   // counted twice, out and in). What is left is counted path by path: a file the page has not

@@ -6,8 +6,9 @@ import { ROOT, stageDir } from "../lib/command.ts";
 import { extractCode, parseFile, pieces } from "../lib/docs-code.ts";
 import {
   applyBlock,
-  applyChanges,
+  applyPatch,
   changedLines,
+  type FilePatch,
   type Files,
   type Lesson,
   lessonsOf,
@@ -15,6 +16,7 @@ import {
   replayLesson,
   STARTER,
   stageFiles,
+  stagePatch,
 } from "../lib/docs-lessons.ts";
 import { type Block, fenceConflict, scanPage } from "../lib/docs-pages.ts";
 import { normalise } from "../lib/docs-replays.ts";
@@ -239,11 +241,70 @@ test("Day 2's replays show the provider: header line only from the section that 
   expect(after.some((match) => /^provider: mock {2}model: /m.test(match[1] ?? ""))).toBe(true);
 });
 
-// tools.ts moved to tools/index.ts with one line changed, and a new tools/echo.ts: a stage pair as
-// stage-diff shows it, with the rename git finds.
+// tools.ts moved to tools/index.ts with one line changed, and a new tools/echo.ts: the parts of a
+// diff as stage-diff prints them, with the rename git finds.
 const BEFORE: Files = new Map([
   ["tools.ts", "export type Tool = {};\nconst a = 1;\nconst b = 2;\n"],
 ]);
+const PATCH: FilePatch[] = [
+  { from: undefined, to: "src/tools/echo.ts", hunks: ["@@ -0,0 +1 @@", "+export const echo = 1;"] },
+  {
+    from: "src/tools.ts",
+    to: "src/tools/index.ts",
+    hunks: [
+      "@@ -1,3 +1,3 @@",
+      " export type Tool = {};",
+      " const a = 1;",
+      "-const b = 2;",
+      "+const b = 3;",
+    ],
+  },
+];
+
+test("a diff applies as git apply applies it: a new file made, a renamed file moved and edited", () => {
+  const files = new Map(BEFORE);
+  expect(applyPatch(files, PATCH)).toBeUndefined();
+  expect(Object.fromEntries(files)).toEqual({
+    "tools/echo.ts": "export const echo = 1;\n",
+    "tools/index.ts": "export type Tool = {};\nconst a = 1;\nconst b = 3;\n",
+  });
+});
+
+test("a hunk finds its lines where earlier lines moved them, but not lines a code block changed", () => {
+  const hunk = ["@@ -3,3 +3,3 @@", " b", "-c", "+C", " d"];
+  const part = (hunks: string[]): FilePatch[] => [{ from: "src/x.ts", to: "src/x.ts", hunks }];
+  // Two lines more above it: found two lines further down.
+  const moved: Files = new Map([["x.ts", "new\nnew\na\nb\nc\nd\ne\n"]]);
+  expect(applyPatch(moved, part(hunk))).toBeUndefined();
+  expect(moved.get("x.ts")).toBe("new\nnew\na\nb\nC\nd\ne\n");
+  // Its change typed already (a code block showed it): the removed line is not there, so the
+  // hunk fails, and the file is as it was. Nothing is skipped for being there already.
+  const typed: Files = new Map([["x.ts", "a\nb\nC\nd\ne\n"]]);
+  expect(applyPatch(typed, part(hunk))).toEqual({
+    message:
+      "does not apply: hunk 1 of src/x.ts (@@ -3,3 +3,3 @@) does not match your file: its context and removed lines are not there as the page built it",
+    hunk: { path: "src/x.ts", index: 1, header: "@@ -3,3 +3,3 @@" },
+  });
+  expect(typed.get("x.ts")).toBe("a\nb\nC\nd\ne\n");
+  // A hunk with no context after its change matches only at the file's end.
+  const end = ["@@ -4,2 +4,3 @@", " d", " e", "+f"];
+  expect(applyPatch(new Map([["x.ts", "a\nb\nc\nd\ne\n"]]), part(end))).toBeUndefined();
+  expect(applyPatch(new Map([["x.ts", "a\nb\nc\nd\ne\nmore\n"]]), part(end))).toMatchObject({
+    hunk: { index: 1 },
+  });
+});
+
+test("a diff that makes a file the page made already, or changes one it has not, fails whole", () => {
+  const files: Files = new Map([["tools/echo.ts", "export const echo = 1;\n"], ...BEFORE]);
+  expect(applyPatch(files, PATCH)?.message).toBe(
+    "makes src/tools/echo.ts, which the page has made already",
+  );
+  expect(applyPatch(new Map(), PATCH.slice(1))?.message).toBe(
+    "changes src/tools.ts, which the page has not made",
+  );
+  expect([...files.keys()]).toEqual(["tools/echo.ts", "tools.ts"]);
+});
+
 const AFTER: Files = new Map([
   ["tools/index.ts", "export type Tool = {};\nconst a = 1;\nconst b = 3;\n"],
   ["tools/echo.ts", "export const echo = 1;\n"],
@@ -255,37 +316,6 @@ test("a moved file counts by the lines its move changes, as stage-stats counts i
   expect(changedLines(BEFORE, AFTER, RENAMES)).toBe(4);
   // Path by path, the move is all of tools.ts out and all of tools/index.ts in.
   expect(changedLines(BEFORE, AFTER)).toBe(10);
-});
-
-test.each(["src/tools.ts", "src/tools/index.ts"])(
-  "a diff block naming %s moves the file and makes its edit",
-  (only) => {
-    const files = new Map(BEFORE);
-    expect(applyChanges(files, BEFORE, AFTER, RENAMES, only)).toBeUndefined();
-    expect(Object.fromEntries(files)).toEqual({ "tools/index.ts": AFTER.get("tools/index.ts") });
-  },
-);
-
-test("a whole stage diff moves the file and adds the new one; a code block's lines stay", () => {
-  const files = new Map(BEFORE);
-  files.set(
-    "tools.ts",
-    "// Shown by a code block.\nexport type Tool = {};\nconst a = 1;\nconst b = 2;\n",
-  );
-  expect(applyChanges(files, BEFORE, AFTER, RENAMES)).toBeUndefined();
-  expect(Object.fromEntries(files)).toEqual({
-    "tools/echo.ts": "export const echo = 1;\n",
-    "tools/index.ts":
-      "// Shown by a code block.\nexport type Tool = {};\nconst a = 1;\nconst b = 3;\n",
-  });
-});
-
-test("a move whose edit does not apply keeps the file where it was", () => {
-  const files: Files = new Map([["tools.ts", "something else\n"]]);
-  expect(applyChanges(files, BEFORE, AFTER, RENAMES, "src/tools.ts")).toMatch(
-    /^its change to src\/tools\/index\.ts near line \d+ does not apply/,
-  );
-  expect([...files.keys()]).toEqual(["tools.ts"]);
 });
 
 // A move block as a page holds it, before docs:generate fills its line.
@@ -534,4 +564,79 @@ test("a page that leaves out one move fails at the rest and shows fewer lines th
     ),
   );
   expect(replayed.coverage.shown).toBeLessThan(replayed.coverage.changed);
+});
+
+// Issue #58: a lesson replayed as a learner types it. Each page below is a few real blocks of
+// day-5-v4's lesson, put together so that one thing is wrong.
+const DIFF_STAGES = { from: "day-5-v3", to: "day-5-v4" };
+
+// A diff block as the page prints it, from stage-diff's parts.
+function diffBlock(path: string): string[] {
+  const parts = stagePatch(DIFF_STAGES.from, DIFF_STAGES.to, `src/${path}`);
+  return [
+    `<!-- diff: ${DIFF_STAGES.from}..${DIFF_STAGES.to} src/${path} -->`,
+    "```diff",
+    `diff --git a/src/${path} b/src/${path}`,
+    `--- a/src/${path}`,
+    `+++ b/src/${path}`,
+    ...parts.flatMap((part) => part.hunks),
+    "```",
+    "",
+  ];
+}
+
+function codeMarker(arg: string): string[] {
+  return [`<!-- code: ${DIFF_STAGES.to}/src/${arg} -->`, "```ts", "```", ""];
+}
+
+function replayPage(lines: string[]): { text: string; problems: string[] } {
+  const text = lines.join("\n");
+  const [lesson] = lessonsOf([{ file: "docs/x.md", blocks: scanPage("docs/x.md", text).blocks }]);
+  if (lesson === undefined) throw new Error("the page holds no lesson");
+  return {
+    text,
+    problems: replayLesson(lesson).problems.map((problem) => `${problem.line}: ${problem.message}`),
+  };
+}
+
+test("a diff whose lines a code block above changed fails, naming its page line and hunk", () => {
+  const page = [...codeMarker("tools/index.ts#ToolContext"), ...diffBlock("tools/index.ts")];
+  const { text, problems } = replayPage(page);
+  const header = "@@ -27,6 +30,8 @@ export interface ToolContext {";
+  const line = text.split("\n").indexOf(header) + 1;
+  expect(line).toBeGreaterThan(0);
+  expect(problems).toContain(
+    `${line}: <!-- diff: day-5-v3..day-5-v4 src/tools/index.ts --> does not apply: hunk 3 of src/tools/index.ts (${header}) does not match your file: its context and removed lines are not there as the page built it`,
+  );
+  // The diff alone applies: its hunks are the file's change from the base.
+  const alone = replayPage(diffBlock("tools/index.ts")).problems;
+  expect(alone.filter((problem) => problem.includes("does not apply"))).toEqual([]);
+});
+
+test("a name used before the page imports it fails where the learner next compiles", () => {
+  const checkpoint = ["<!-- check: day-5-v4 bg-output -->", "<!-- /check -->", ""];
+  const { problems } = replayPage([...codeMarker("tools/index.ts#ToolContext"), ...checkpoint]);
+  expect(problems).toContain(
+    "1: <!-- code: day-5-v4/src/tools/index.ts#ToolContext --> uses BackgroundTasks in src/tools/index.ts, which the page does not declare or import there by the checkpoint on docs/x.md:5",
+  );
+  // With the file's imports typed before the checkpoint, the name is imported there.
+  const imported = replayPage([
+    ...codeMarker("tools/index.ts#ToolContext"),
+    ...codeMarker("tools/index.ts#imports"),
+    ...checkpoint,
+  ]).problems;
+  expect(
+    imported.filter((problem) => problem.includes("uses BackgroundTasks in src/tools/index.ts")),
+  ).toEqual([]);
+  expect(imported.length).toBeGreaterThan(0);
+});
+
+test("a diff that declares again what a code block above declared fails as a repeated declaration", () => {
+  const { problems } = replayPage([...codeMarker("shell.ts#cutMiddle"), ...diffBlock("shell.ts")]);
+  expect(problems).toContain(
+    "5: <!-- diff: day-5-v3..day-5-v4 src/shell.ts --> declares cutMiddle a second time in src/shell.ts, which has it already: a learner gets a duplicate declaration; the page must replace it, not add it again",
+  );
+  // The same code block alone replaces nothing and adds cutMiddle once.
+  const once = replayPage(codeMarker("shell.ts#cutMiddle")).problems;
+  expect(once.filter((problem) => problem.includes("a second time"))).toEqual([]);
 });
