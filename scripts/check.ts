@@ -6,6 +6,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { MAX_SEED, parseSeed, randomSeed, splitCommand } from "@agent-code/test-kit";
+import { BATTERY_STAGES, batteryOf } from "@agent-code/test-kit/battery";
 import { BundleRefused, bundleProject, sourceError } from "./lib/bundle.mjs";
 import { courseRevision } from "./lib/check-course.ts";
 import { passEnvOption } from "./lib/check-env.ts";
@@ -29,7 +30,7 @@ import { type CheckSettings, projectCommit, runCheck } from "./lib/check-run.ts"
 import { ROOT, runCommand, STAGES, stagesOption, UsageError, useColour } from "./lib/command.ts";
 
 const USAGE =
-  'usage: pnpm check <stage> | --stages <a,b,…> | --main-line | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--verbose] [--only <scenario or glob>] [--pass-env <name>] [--timeout-ms <ms>] [--seed <n>]';
+  'usage: pnpm check <stage> | --stages <a,b,…> | --main-line | --all [--project <dir>] [--cmd "<command>"] [--strict] [--json | --reporter text|json|junit] [--verbose] [--only <scenario or glob>] [--battery] [--pass-env <name>] [--timeout-ms <ms>] [--seed <n>]';
 
 const HELP = `${USAGE}
 
@@ -48,6 +49,8 @@ a line per stage.
   --reporter <r>        text, json or junit (JUnit XML on stdout)
   --verbose             with several stages, every scenario of every stage
   --only <id or glob>   only these scenarios of one stage (repeatable)
+  --battery             the stage's bypass battery instead of its scenarios (${BATTERY_STAGES.join(", ")}):
+                        every command must be asked about, refused or run as the rules say
   --pass-env <name>     let this variable of yours through to your CLI (repeatable)
   --timeout-ms <ms>     how long one scenario may run (default 20000)
   --seed <n>            the seed seeded scenarios draw their words, numbers and file names from
@@ -201,6 +204,8 @@ export function checkSettings(
     const how = values.all ? "--all" : values["main-line"] ? "--main-line" : "several stages";
     throw new UsageError(`--only names scenarios of one stage: it does not go with ${how}`);
   }
+  const battery = values.battery === true;
+  if (battery) batteryStage(stages, values);
   const reporter = reporterOption(values.reporter, values.json === true);
   const project = resolve(callerDir, values.project ?? ".");
   if (statSync(project, { throwIfNoEntry: false })?.isDirectory() !== true) {
@@ -219,7 +224,10 @@ export function checkSettings(
   if (command.length === 0 && buildError === undefined) {
     throw new UsageError("--cmd is empty: give the command to run");
   }
-  const only = values.only === undefined ? undefined : resolveOnly(stages[0] ?? "", values.only);
+  const only =
+    values.only === undefined
+      ? undefined
+      : resolveOnly(stages[0] ?? "", values.only, battery ? batteryOf(stages[0] ?? "") : undefined);
   return {
     settings: {
       stages,
@@ -227,6 +235,7 @@ export function checkSettings(
       command,
       strict: values.strict === true,
       only,
+      ...(battery ? { battery } : {}),
       timeoutMs: timeoutOption(values["timeout-ms"]),
       passEnv: passEnvOption(values["pass-env"]),
       seed: seedOption(values.seed),
@@ -239,6 +248,20 @@ export function checkSettings(
     ...(note === undefined ? {} : { note }),
     ...(buildError === undefined ? {} : { buildError }),
   };
+}
+
+// --battery goes with one stage that has a battery (decision 0069).
+function batteryStage(stages: string[], values: { all?: boolean; "main-line"?: boolean }): void {
+  const [stage = ""] = stages;
+  if (stages.length > 1) {
+    const how = values.all ? "--all" : values["main-line"] ? "--main-line" : "several stages";
+    throw new UsageError(`--battery runs one stage's battery: it does not go with ${how}`);
+  }
+  if (!BATTERY_STAGES.includes(stage)) {
+    throw new UsageError(
+      `${stage} has no battery: --battery goes with ${BATTERY_STAGES.join(", ")}`,
+    );
+  }
 }
 
 function parseCheckArgs(argv: string[]) {
@@ -258,6 +281,7 @@ function parseCheckArgs(argv: string[]) {
         verbose: { type: "boolean" },
         reporter: { type: "string" },
         only: { type: "string", multiple: true },
+        battery: { type: "boolean" },
         "timeout-ms": { type: "string" },
         "pass-env": { type: "string", multiple: true },
         seed: { type: "string" },

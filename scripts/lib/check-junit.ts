@@ -262,7 +262,9 @@ export function text(value: string): string {
 export function stepSummary(report: CheckReport): string {
   const verdict = report.complete
     ? `highest stage passed: **${markdownText(report.highestStagePassed ?? "none")}**`
-    : "not a full check (`--only`)";
+    : report.battery === true
+      ? "the bypass battery (`--battery`)"
+      : "not a full check (`--only`)";
   const next = report.nextToFix;
   const lines = [
     `### agent-code check: ${markdownText(report.project)}`,

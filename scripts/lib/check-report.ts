@@ -298,7 +298,20 @@ export function lastLine(report: CheckReport): string {
     return `${headlineLine(report)}${also}`;
   }
   const run = report.stages.reduce((sum, stage) => sum + stage.scenarios.length, 0);
+  if (report.battery === true) return batteryLine(report, run);
   return `not a full check (--only: ${run} ${run === 1 ? "scenario" : "scenarios"} run): no highest stage`;
+}
+
+// --battery: how many commands went as the rules say, the ids of those that did not.
+function batteryLine(report: CheckReport, run: number): string {
+  const missed = report.stages.flatMap((stage) =>
+    stage.scenarios.filter((scenario) => scenario.verdict === "fail").map(({ id }) => id),
+  );
+  const counted =
+    missed.length === 0
+      ? `all ${run} ${run === 1 ? "command" : "commands"} went as the rules say`
+      : `${missed.length} of ${run} ${run === 1 ? "command" : "commands"} did not go as the rules say: ${missed.join(", ")}`;
+  return `battery: ${counted} (the battery alone names no highest stage)`;
 }
 
 // The document goes out whole at the end; `progress`, when given (a terminal), gets one line per

@@ -15,6 +15,7 @@ import {
   type ScenarioResult,
   type SharedRuns,
 } from "@agent-code/test-kit";
+import { batteryOf } from "@agent-code/test-kit/battery";
 import { type CourseRevision, courseRevision } from "./check-course.ts";
 import { inheritFilter } from "./check-env.ts";
 import { evidenceWanted, judgeHeadline } from "./check-headline.ts";
@@ -36,6 +37,8 @@ export interface CheckSettings {
   // Set when the check runs the course's own code because no --project was given inside the
   // course: the command that checks the learner's project instead.
   courseCode?: string;
+  // --battery: the stage's bypass battery runs instead of its contract (decision 0069).
+  battery?: boolean;
   // Variables every run of the command gets (a Python fallback's PYTHONPATH).
   env?: EnvOverrides;
 }
@@ -111,6 +114,8 @@ export interface CheckReport {
   strict: boolean;
   // false when --only left scenarios out: no stage was checked whole, so none is "passed".
   complete: boolean;
+  // Set when the stage's bypass battery ran instead of its contract (--battery); complete is false.
+  battery?: true;
   stages: StageReport[];
   // The headline: the highest main-line stage reached; never a challenge or appendix stage.
   highestStagePassed: string | null;
@@ -202,7 +207,7 @@ export async function runCheck(
     const startError = startFailure([...runs]);
     if (startError !== undefined) output.startError?.(startError);
     gate.open();
-    const complete = settings.only === undefined;
+    const complete = settings.only === undefined && settings.battery !== true;
     const evidence: StageReport[] | undefined =
       complete && startError === undefined ? [] : undefined;
     // Misses a later stage changed, that stage not in the check: its versions of them run, shown
@@ -235,6 +240,7 @@ export async function runCheck(
       command: settings.command,
       strict: settings.strict,
       complete,
+      ...(settings.battery === true ? { battery: true as const } : {}),
       stages,
       highestStagePassed: complete ? headline.highestStagePassed : null,
       optionalPassed: headline.optionalPassed,
@@ -431,7 +437,8 @@ async function checkStage(
   watch: (result: ScenarioResult) => void,
   signal?: AbortSignal,
 ): Promise<StageReport | undefined> {
-  const contract = contractOf(stage);
+  const contract = settings.battery === true ? batteryOf(stage) : contractOf(stage);
+  if (contract === undefined) throw new Error(`no battery for stage: ${stage}`);
   output.stage(stage, contract.title);
   const started = performance.now();
   // A command that cannot start fails every scenario the same way: stop at the first one.
