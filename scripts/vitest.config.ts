@@ -9,6 +9,7 @@ const PARTS: Record<string, string[]> = {
   python: ["test/check-python-seeds.test.ts", "test/check-python.test.ts"],
   docs: [
     "test/docs.test.ts",
+    "test/docs-course-models.test.ts",
     "test/docs-parts.test.ts",
     "test/docs-replay.test.ts",
     "test/docs-wire.test.ts",

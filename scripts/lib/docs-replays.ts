@@ -121,7 +121,7 @@ function stdinPipe(stdin: string | undefined): string[] {
 
 // As a person would type it: bare when safe, else in single quotes, or in double quotes when it
 // holds a single quote and nothing a shell expands inside double quotes.
-function shellQuote(arg: string): string {
+export function shellQuote(arg: string): string {
   if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
   if (!arg.includes("'")) return `'${arg}'`;
   if (!/["$`\\!]/.test(arg)) return `"${arg}"`;

@@ -1,10 +1,12 @@
 // docs:generate and docs:check share one plan: what every generated file, marked block and figure
 // should hold, computed from the stages. generate writes it; check compares it with what is there.
 // Both take the root of the tree to work on, so a test can point them at a drifted overlay.
+
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, posix } from "node:path";
 import { findContract, type Wire } from "@agent-code/test-kit";
 import { baseOf, STAGES } from "./command.ts";
+import { courseModelProblems } from "./course-model.ts";
 import { extractCode } from "./docs-code.ts";
 import {
   checkCommand,
@@ -168,6 +170,8 @@ async function planDocs(root: string, sources: Sources): Promise<Plan> {
     ...checkContractLinks(check),
     ...courseMapProblems(pages),
     ...lessons.problems,
+    // A page's offline checkpoints name scenarios that exist and send requests.
+    ...pages.flatMap(({ file, text }) => courseModelProblems(file, text)),
   );
   return plan;
 }

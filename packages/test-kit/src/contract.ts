@@ -322,14 +322,14 @@ export async function runScenario(
   }
   if (scenario.git === true && !hasGit()) return skipped(scenario, "needs git, not found on PATH");
   const shared = options.sharedRuns;
-  if (shared === undefined) return judged(scenario, await observe(scenario, options));
+  if (shared === undefined) return judgeRun(scenario, await observe(scenario, options));
   const key = runKey(scenario);
   let run = shared.get(key);
   if (run === undefined) {
     run = observe(scenario, options);
     shared.set(key, run);
   }
-  return judged(scenario, await run);
+  return judgeRun(scenario, await run);
 }
 
 /**
@@ -378,7 +378,34 @@ function inputId(value: object): number {
   return id;
 }
 
-async function observe(scenario: Scenario, options: RunContractOptions): Promise<ScenarioRun> {
+/** A scenario's world, set up and waiting for a command: its folder, its servers, its inputs. */
+export interface PreparedScenario {
+  context: ScenarioContext;
+  server?: FakeServer;
+  web?: Awaited<ReturnType<typeof startFakeWeb>>;
+  // The scenario's CLI arguments, built for this folder.
+  args: string[];
+  // The server's script, built for this folder.
+  steps: Step[];
+  // Every variable the command gets from the scenario, over what it inherits.
+  env: EnvOverrides;
+  // The folder the command starts in; none: the project's.
+  startDir?: string;
+  // Whether building the inputs read the seed.
+  readSeed: () => boolean;
+  // Stops the servers and removes the folder.
+  close: () => Promise<void>;
+}
+
+/**
+ * Sets up what a scenario's command meets: a fresh folder with its files (and home, and git), the
+ * fake server with its script, the fake web with its routes, the variables and the arguments. The
+ * contract's runs use it, and so does `pnpm course-model`, which leaves a person to run the command.
+ */
+export async function prepareScenario(
+  scenario: Scenario,
+  options: { seed?: number; env?: EnvOverrides; key?: string } = {},
+): Promise<PreparedScenario> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "agent-code-scenario-")));
   const server = scenario.server
     ? await startFakeServer({ flavour: scenario.server.flavour, key: scenario.server.key })
@@ -386,6 +413,11 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
   const web = scenario.web
     ? await startFakeWeb(scenario.web.search ? { search: scenario.web.search } : {})
     : undefined;
+  const close = async () => {
+    await server?.close();
+    await web?.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
   const seed = options.seed ?? FIXED_SEED;
   let readSeed = false;
   const context: ScenarioContext = {
@@ -400,7 +432,6 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       return seed;
     },
   };
-  const finished = new AbortController();
   try {
     writeFileSync(context.file, "agent-code contract scenario\n");
     mkdirSync(context.work);
@@ -412,20 +443,18 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       typeof homeFiles === "function" ? homeFiles(context) : (homeFiles ?? {}),
     );
     if (scenario.git === true) commitFolder(context.work);
-    const steps = scenario.server?.steps;
-    server?.script(typeof steps === "function" ? steps(context) : (steps ?? []));
+    const script = scenario.server?.steps;
+    const steps = typeof script === "function" ? script(context) : (script ?? []);
+    server?.script(steps);
     const routes = scenario.web?.routes;
     web?.routes(typeof routes === "function" ? routes(context) : (routes ?? {}));
-    // The home folder is agent-code's own, as ~/.agent-code is: what the CLI keeps there is no
-    // tool reaching out of the work folder.
-    const outsideBefore = outsideOf(readFolder(dir), WORK);
     const args = typeof scenario.args === "function" ? scenario.args(context) : scenario.args;
     const env = {
       ANTHROPIC_BASE_URL: server?.url ?? DEAD_URL,
       // The same server answers the OpenAI protocols; their SDK's base URLs end in /v1.
       OPENAI_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
       OPENAI_CHAT_BASE_URL: `${server?.url ?? DEAD_URL}/v1`,
-      ANTHROPIC_AUTH_TOKEN: CANARY_TOKEN,
+      ANTHROPIC_AUTH_TOKEN: options.key ?? CANARY_TOKEN,
       // The web tools' knobs: the fake web is on loopback, which a fetch guard refuses unless
       // told; search goes to the fake web (or a dead port), with a canary key.
       AGENT_CODE_ALLOW_LOCAL_FETCH: "1",
@@ -437,23 +466,72 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       ...(typeof scenario.env === "function" ? scenario.env(context) : scenario.env),
       [SCENARIO_DIR_VARIABLE]: dir,
     };
-    const { interrupt } = scenario;
     const startDir = { scenario: dir, work: context.work, project: undefined }[
       scenario.startIn ?? "project"
     ];
-    const command = startDir ? commandFrom(options.command, options.cwd) : options.command;
-    const run = await runCli(command, args, {
-      cwd: startDir ?? options.cwd,
-      stdin: scenario.stdin,
-      stdinOpen: scenario.stdinOpen,
-      timeoutMs: options.timeoutMs,
-      signal: options.signal,
+    return {
+      context,
+      ...(server === undefined ? {} : { server }),
+      ...(web === undefined ? {} : { web }),
+      args,
+      steps,
       env,
-      ...(options.inheritEnv === undefined ? {} : { inherit: options.inheritEnv }),
-      ...(interrupt === undefined
-        ? {}
-        : { interrupt: interruptWhen(interrupt, server, dir, finished.signal) }),
-    });
+      ...(startDir === undefined ? {} : { startDir }),
+      readSeed: () => readSeed,
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+async function observe(scenario: Scenario, options: RunContractOptions): Promise<ScenarioRun> {
+  const prepared = await prepareScenario(scenario, {
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  try {
+    const { startDir, args, env } = prepared;
+    const command = startDir ? commandFrom(options.command, options.cwd) : options.command;
+    return await observePrepared(scenario, prepared, (interrupt) =>
+      runCli(command, args, {
+        cwd: startDir ?? options.cwd,
+        stdin: scenario.stdin,
+        stdinOpen: scenario.stdinOpen,
+        timeoutMs: options.timeoutMs,
+        signal: options.signal,
+        env,
+        ...(options.inheritEnv === undefined ? {} : { inherit: options.inheritEnv }),
+        ...(interrupt === undefined ? {} : { interrupt }),
+      }),
+    );
+  } finally {
+    await prepared.close();
+  }
+}
+
+/**
+ * Runs a command in a prepared scenario and reads back what it showed: `start` starts it (with the
+ * scenario's Ctrl-C, when it has one). The folder and servers stay for the caller to close.
+ * `pnpm course-model`'s test runs the line it prints this way, and judges it with judgeRun.
+ */
+export async function observePrepared(
+  scenario: Scenario,
+  prepared: PreparedScenario,
+  start: (interrupt?: Promise<void>) => Promise<CliRun>,
+): Promise<ScenarioRun> {
+  const { context, server, web, env } = prepared;
+  const { dir } = context;
+  const finished = new AbortController();
+  try {
+    // The home folder is agent-code's own, as ~/.agent-code is: what the CLI keeps there is no
+    // tool reaching out of the work folder.
+    const outsideBefore = outsideOf(readFolder(dir), WORK);
+    const { interrupt } = scenario;
+    const run = await start(
+      interrupt === undefined ? undefined : interruptWhen(interrupt, server, dir, finished.signal),
+    );
     await sleep(scenario.settleMs ?? 0);
     const strayProcesses = sweepStrayProcesses(dir);
     const observed: Observed = {
@@ -482,21 +560,18 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
       observed,
       responses: server?.responses() ?? [],
       env,
-      readSeed: () => readSeed,
+      readSeed: prepared.readSeed,
       ...(secrets === undefined
         ? {}
         : { secrets: typeof secrets === "function" ? secrets(context) : secrets }),
     };
   } finally {
     finished.abort();
-    await server?.close();
-    await web?.close();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 
 // Judgements read what the run showed, never the scenario's directory, which is gone by now.
-function judged(
+export function judgeRun(
   scenario: Scenario,
   { run, observed, responses, env, secrets, readSeed }: ScenarioRun,
 ): ScenarioResult {
