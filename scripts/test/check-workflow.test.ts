@@ -2,7 +2,7 @@
 // as written, on fixture projects laid out the way its checkout steps lay them out, so the recipe
 // cannot rot; and the command of its GitHub Classroom grader the same way. The Install step is
 // read, not run: it installs pnpm globally and fetches packages.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findContract, runCli } from "@agent-code/test-kit";
@@ -124,10 +124,16 @@ test("a TypeScript project that passes: exit 0, a test case per scenario, a gree
 }, 120_000);
 
 test.skipIf(!HAS_PYTHON)(
-  "a Python project, no flags: judged, the step fails when a core scenario does",
+  "a Python project with a bug, no flags: judged, the step fails when a core scenario does",
   async () => {
-    // The Python agent-code is a Day 2 program: day-1's mock-model round is not in it.
-    const { run, xml, summary } = await runCheckStep("python", pythonProject);
+    // The Python agent-code is a Day 2 program, which day-1 judges on day-2-v1's versions of the
+    // scenarios that lesson changed (decision 0070): a bug in its final line fails those too.
+    const { run, xml, summary } = await runCheckStep("python", (project) => {
+      pythonProject(project);
+      const file = join(project, "agent_code.py");
+      const text = readFileSync(file, "utf8");
+      writeFileSync(file, text.replace('print("final: " + ', 'print("answer: " + '));
+    });
     const [suite] = xml?.testsuite ?? [];
     expect(suite?.testcase).toHaveLength(SCENARIOS.length);
     const failed = (suite?.testcase ?? []).filter((testCase) => testCase.failure !== undefined);
