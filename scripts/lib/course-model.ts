@@ -61,6 +61,11 @@ export function findScenario(reference: string): { stage: string; scenario: Scen
       `${stage}/${id} sends no request: it needs no model, run it with pnpm check`,
     );
   }
+  if (scenario.runs !== undefined) {
+    throw new UsageError(
+      `${stage}/${id} runs your agent several times in a row: run it with pnpm check`,
+    );
+  }
   if ((scenario.startIn ?? "project") !== "project") {
     throw new UsageError(
       `${stage}/${id} starts your agent in a folder of its own: run it with pnpm check`,

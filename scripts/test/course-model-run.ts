@@ -18,7 +18,7 @@ export async function runPrinted(
   line = model.command,
   typed = model.typed,
 ): Promise<ScenarioResult> {
-  const observed = await observePrepared(model.scenario, model.prepared, (interrupt) =>
+  const observed = await observePrepared(model.scenario, model.prepared, (_inputs, interrupt) =>
     runCli(["bash", "-c", withBundle(line, model.stage)], [], {
       cwd: stageDir(model.stage),
       stdin: typed.map((text) => `${text}\n`).join(""),

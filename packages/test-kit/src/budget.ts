@@ -59,11 +59,12 @@ function legCostAt(leg: TestLeg, slice: number, contracts: Contract[]): LegCost 
 }
 
 // A planned scenario of a day not built yet stands for the CLI starts its design gives it (a Day 6
-// scenario starts it two or three times); a real one starts it once.
+// scenario starts it two or three times); a real one starts it once, and once more for each of
+// its later `runs`.
 const plannedRuns = new WeakMap<Scenario, number>();
 
 function runsOf(scenario: Scenario): number {
-  return plannedRuns.get(scenario) ?? 1;
+  return plannedRuns.get(scenario) ?? 1 + (scenario.runs?.length ?? 0);
 }
 
 // A stage the designs plan: its base, the scenarios it adds by level, how many of its base's it
@@ -202,7 +203,15 @@ export function declaredWaitMs(scenario: Scenario): number {
           return sum + Math.min((step as { delay_ms?: number }).delay_ms ?? 0, timeout);
         }, 0)
       : 0;
-  return (scenario.settleMs ?? 0) + (scenario.interrupt?.afterMs ?? 0) + stepWaits;
+  // Each run settles, and each run's Ctrl-C waits its own afterMs.
+  const runs = 1 + (scenario.runs?.length ?? 0);
+  const laterWaits = (scenario.runs ?? []).reduce(
+    (sum, run) => sum + (run.interrupt?.afterMs ?? 0),
+    0,
+  );
+  return (
+    (scenario.settleMs ?? 0) * runs + (scenario.interrupt?.afterMs ?? 0) + laterWaits + stepWaits
+  );
 }
 
 // The budget decision 0063 records, for the course as Days 1 to 9 plan it: a leg's CLI runs and

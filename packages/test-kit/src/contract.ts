@@ -75,6 +75,9 @@ export interface Observed {
   // The scenario's folder as the run left it: path relative to `context.dir` (with `/`) -> its
   // text, or a hash for bytes and big files, or a link's target. No `node_modules`.
   files: Record<string, FileState>;
+  // The permission bits (`mode & 0o7777`) of every file and folder of `files`' reading, folders
+  // included, by the same paths: 0o600 for a private file (POSIX; on Windows what Node reports).
+  modes: Record<string, number>;
   // The paths (relative to `context.dir`) outside the work folder that the run changed, added or
   // removed. The home folder is outside: agent-code keeps nothing there.
   outsideChanged: string[];
@@ -85,6 +88,40 @@ export interface Observed {
   // What the processes still working in the scenario's folder after the run (and its settleMs)
   // were running, such as "sleep 30"; the runner stopped them. Found on Linux only: elsewhere [].
   strayProcesses: string[];
+  // Every run of the command, in order: one, or one more for each of the scenario's `runs`. The
+  // fields above (trace, stdout, stderr, exit code, signal, duration, leftRunning) are the last
+  // run's; the requests, the folder and the stray processes are the whole scenario's.
+  runs: RunObserved[];
+}
+
+/** What one run of a scenario's command showed. */
+export interface RunObserved {
+  trace: TraceEntry[];
+  stdout: string;
+  stdoutLines: string[];
+  stderr: string;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  durationMs: number;
+  // The requests this run sent: `observed.requests` from index `firstRequest` up to, not
+  // including, `endRequest` (equal when it sent none).
+  firstRequest: number;
+  endRequest: number;
+}
+
+/**
+ * A later run of a scenario's command, in the same folder and home, against the same server script
+ * (its request numbers go on from the run before). Its arguments may be built from the runs before
+ * it: a session id that run 1 printed, say.
+ */
+export interface RunSpec {
+  args: string[] | ((context: ScenarioContext, before: RunObserved[]) => string[]);
+  stdin?: string;
+  stdinOpen?: boolean;
+  // Variables for this run, over the scenario's own.
+  env?: EnvOverrides | ((context: ScenarioContext) => EnvOverrides);
+  // Ctrl-C, as the scenario's `interrupt`, with `afterRequests` counted from this run's start.
+  interrupt?: Scenario["interrupt"];
 }
 
 export interface Judgement {
@@ -160,6 +197,13 @@ export interface Scenario {
   secrets?: string[] | ((context: ScenarioContext) => string[]);
   // Makes the work folder a git repository with one commit of its files (src/git-folder.ts).
   git?: boolean;
+  // Runs of the command after the first (the scenario's own args, stdin, env and interrupt), in
+  // order, in the same folder and home against the same server script: a session continued, a
+  // memory saved and found again. Each starts once the one before it has exited (and settled).
+  runs?: RunSpec[];
+  // Called before each later run, with its index in `observed.runs` (1 for the second run): to
+  // change a file between runs, as a person or a crash would.
+  between?: (context: ScenarioContext, index: number) => void;
   judgements: Judgement[];
 }
 
@@ -340,7 +384,7 @@ export async function runScenario(
  */
 export function runKey(scenario: Scenario): string {
   const { args, stdin, stdinOpen, env, server, web, files, startIn, interrupt } = scenario;
-  const { settleMs, secrets, git, homeFiles } = scenario;
+  const { settleMs, secrets, git, homeFiles, runs, between } = scenario;
   const inputs = {
     args,
     stdin,
@@ -355,6 +399,8 @@ export function runKey(scenario: Scenario): string {
     settleMs,
     secrets,
     git,
+    runs,
+    between,
   };
   return JSON.stringify(inputs, (_name, value) => {
     if (typeof value === "function" || value instanceof Uint8Array) {
@@ -492,16 +538,16 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
     ...(options.env === undefined ? {} : { env: options.env }),
   });
   try {
-    const { startDir, args, env } = prepared;
+    const { startDir } = prepared;
     const command = startDir ? commandFrom(options.command, options.cwd) : options.command;
-    return await observePrepared(scenario, prepared, (interrupt) =>
-      runCli(command, args, {
+    return await observePrepared(scenario, prepared, (inputs, interrupt) =>
+      runCli(command, inputs.args, {
         cwd: startDir ?? options.cwd,
-        stdin: scenario.stdin,
-        stdinOpen: scenario.stdinOpen,
+        stdin: inputs.stdin,
+        stdinOpen: inputs.stdinOpen,
         timeoutMs: options.timeoutMs,
         signal: options.signal,
-        env,
+        env: inputs.env,
         ...(options.inheritEnv === undefined ? {} : { inherit: options.inheritEnv }),
         ...(interrupt === undefined ? {} : { interrupt }),
       }),
@@ -511,15 +557,24 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
   }
 }
 
+/** What one run of the command is given: its arguments, its stdin, its variables. */
+export interface RunInputs {
+  args: string[];
+  stdin?: string;
+  stdinOpen?: boolean;
+  env: EnvOverrides;
+}
+
 /**
- * Runs a command in a prepared scenario and reads back what it showed: `start` starts it (with the
- * scenario's Ctrl-C, when it has one). The folder and servers stay for the caller to close.
- * `pnpm course-model`'s test runs the line it prints this way, and judges it with judgeRun.
+ * Runs a command in a prepared scenario and reads back what it showed: `start` starts one run of
+ * it (with the run's Ctrl-C, when it has one), once, then once for each of the scenario's later
+ * `runs`. The folder and servers stay for the caller to close. `pnpm course-model`'s test runs the
+ * line it prints this way, and judges it with judgeRun.
  */
 export async function observePrepared(
   scenario: Scenario,
   prepared: PreparedScenario,
-  start: (interrupt?: Promise<void>) => Promise<CliRun>,
+  start: (inputs: RunInputs, interrupt?: Promise<void>) => Promise<CliRun>,
 ): Promise<ScenarioRun> {
   const { context, server, web, env } = prepared;
   const { dir } = context;
@@ -528,12 +583,53 @@ export async function observePrepared(
     // The home folder is agent-code's own, as ~/.agent-code is: what the CLI keeps there is no
     // tool reaching out of the work folder.
     const outsideBefore = outsideOf(readFolder(dir), WORK);
-    const { interrupt } = scenario;
-    const run = await start(
-      interrupt === undefined ? undefined : interruptWhen(interrupt, server, dir, finished.signal),
-    );
-    await sleep(scenario.settleMs ?? 0);
-    const strayProcesses = sweepStrayProcesses(dir);
+    const specs: (RunSpec & { first?: true })[] = [
+      {
+        args: prepared.args,
+        ...(scenario.stdin === undefined ? {} : { stdin: scenario.stdin }),
+        ...(scenario.stdinOpen === undefined ? {} : { stdinOpen: scenario.stdinOpen }),
+        ...(scenario.interrupt === undefined ? {} : { interrupt: scenario.interrupt }),
+        first: true,
+      },
+      ...(scenario.runs ?? []),
+    ];
+    const runs: RunObserved[] = [];
+    const strayProcesses: string[] = [];
+    let run: CliRun | undefined;
+    for (const [index, spec] of specs.entries()) {
+      if (index > 0) scenario.between?.(context, index);
+      const firstRequest = server?.requests().length ?? 0;
+      const own = typeof spec.env === "function" ? spec.env(context) : spec.env;
+      const inputs: RunInputs = {
+        args: typeof spec.args === "function" ? spec.args(context, runs) : spec.args,
+        ...(spec.stdin === undefined ? {} : { stdin: spec.stdin }),
+        ...(spec.stdinOpen === undefined ? {} : { stdinOpen: spec.stdinOpen }),
+        env: { ...env, ...own, [SCENARIO_DIR_VARIABLE]: dir },
+      };
+      const { interrupt } = spec;
+      run = await start(
+        inputs,
+        interrupt === undefined
+          ? undefined
+          : interruptWhen(interrupt, server, dir, finished.signal, firstRequest),
+      );
+      await sleep(scenario.settleMs ?? 0);
+      strayProcesses.push(...sweepStrayProcesses(dir));
+      runs.push({
+        trace: run.trace,
+        stdout: run.stdout,
+        stdoutLines: run.stdoutLines,
+        stderr: run.stderr,
+        exitCode: run.exitCode,
+        signal: run.signal,
+        durationMs: run.durationMs,
+        firstRequest,
+        endRequest: server?.requests().length ?? 0,
+      });
+      // A run that had to be stopped ends the scenario: the next would judge a half-done folder.
+      if (run.timedOut) break;
+    }
+    if (run === undefined) throw new Error("a scenario runs its command at least once");
     const observed: Observed = {
       trace: run.trace,
       stdout: run.stdout,
@@ -545,13 +641,15 @@ export async function observePrepared(
       requests: server?.requests() ?? [],
       context,
       files: {},
+      modes: {},
       outsideChanged: [],
       webRequests: web?.requests() ?? [],
       leftRunning: run.leftRunning === true,
       strayProcesses,
+      runs,
     };
     // Read back before anything closes: a step may still be writing when the server stops.
-    const left = readFolder(dir);
+    const left = readFolder(dir, observed.modes);
     observed.files = left;
     observed.outsideChanged = changedPaths(outsideBefore, outsideOf(left, WORK));
     const { secrets } = scenario;
@@ -658,9 +756,14 @@ async function interruptWhen(
   server: FakeServer | undefined,
   dir: string,
   signal: AbortSignal,
+  // The requests the server had when the run started: `afterRequests` counts from there.
+  before = 0,
 ): Promise<void> {
   if (afterRequests !== undefined) {
-    await until(() => server !== undefined && server.requests().length >= afterRequests, signal);
+    await until(
+      () => server !== undefined && server.requests().length - before >= afterRequests,
+      signal,
+    );
   }
   if (afterFile !== undefined) await until(() => existsSync(join(dir, afterFile)), signal);
   const due = performance.now() + afterMs;

@@ -35,6 +35,9 @@ export {
   observePrepared,
   type PreparedScenario,
   prepareScenario,
+  type RunInputs,
+  type RunObserved,
+  type RunSpec,
   runContract,
   runKey,
   runScenario,
@@ -57,9 +60,11 @@ export { commitFolder } from "./git-folder.ts";
 export {
   fileExists,
   fileText,
+  newestLog,
   noStrayProcesses,
   resultOf,
   type SentResult,
+  sameBody,
 } from "./judgements.ts";
 export {
   commitSlice,
@@ -128,6 +133,15 @@ export {
   type ReplyStep,
   type StepResult,
 } from "./server-steps.ts";
+export {
+  chainHash,
+  makeSessionLog,
+  plantLock,
+  projectKey,
+  SESSION_ID,
+  type SessionLogSpec,
+  sessionPath,
+} from "./sessions.ts";
 export { signThinking, verifyThinking } from "./signature.ts";
 export { type Swapper, type SwapSource, startSwapper } from "./swapper.ts";
 export { parseArguments, parsePythonLiteral, parseTrace, type TraceEntry } from "./trace.ts";

@@ -110,8 +110,10 @@ export function contentText(content: unknown): string {
     .join("\n");
 }
 
+// No run of the scenario printed `secret`, on stdout or stderr.
 export function mentionsNoSecret(observed: Observed, secret: string): boolean {
-  return !observed.stdout.includes(secret) && !observed.stderr.includes(secret);
+  const runs = observed.runs.length > 0 ? observed.runs : [observed];
+  return runs.every((run) => !run.stdout.includes(secret) && !run.stderr.includes(secret));
 }
 
 // A judgement that no request's body holds `text` in any of its strings (its keys too), however
@@ -315,4 +317,25 @@ export function linesInOrder(observed: Observed, ...starts: (string | RegExp)[])
     from = index + 1;
   }
   return true;
+}
+
+// The newest session log a run left: of the `*.jsonl` files under the home folder or the work
+// folder's `.agent/`, the one whose name sorts last (session ids begin with their UTC time), with
+// its text. Where the log lives is the project's choice; a core scenario finds it either way.
+export function newestLog(observed: Observed): { path: string; text: string } | undefined {
+  const logs = Object.entries(observed.files)
+    .filter(([path]) => /^(home|work\/\.agent)\/(.*\/)?[^/]+\.jsonl$/.test(path))
+    .filter((entry): entry is [string, string] => typeof entry[1] === "string")
+    .sort(([a], [b]) => {
+      const [nameA, nameB] = [a.slice(a.lastIndexOf("/") + 1), b.slice(b.lastIndexOf("/") + 1)];
+      return nameA < nameB ? -1 : nameA > nameB ? 1 : a < b ? -1 : a > b ? 1 : 0;
+    });
+  const newest = logs.at(-1);
+  return newest === undefined ? undefined : { path: newest[0], text: newest[1] };
+}
+
+// Whether two requests carried the same body, byte for byte as JSON: a session resumed from its
+// log must send what the same conversation sends without a break.
+export function sameBody(a: RecordedRequest | undefined, b: RecordedRequest | undefined): boolean {
+  return a !== undefined && b !== undefined && JSON.stringify(a.body) === JSON.stringify(b.body);
 }

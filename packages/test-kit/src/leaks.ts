@@ -20,21 +20,28 @@ export function printedKeys(
     }));
 }
 
-// A secret the scenario named reached the output or the model: the command gave it to something
-// that printed it or sent it on (a tool's environment, an error text). Named by the variable that
-// held it, where the scenario's env has one.
+// A secret the scenario named reached the output, the model or a file under the home folder: the
+// command gave it to something that printed it, sent it on or stored it (a tool's environment, an
+// error text, a session log). Named by the variable that held it, where the scenario's env has one.
 export function leakedSecrets(
   secrets: string[],
   env: EnvOverrides,
   observed: Observed,
 ): { message: string; docs: string }[] {
   return secrets.flatMap((secret) => {
+    // Every run's output: a later run that prints what an earlier one stored leaks it too.
+    const runs = observed.runs.length > 0 ? observed.runs : [observed];
     const where = [
-      ...(observed.stdout.includes(secret) ? ["stdout"] : []),
-      ...(observed.stderr.includes(secret) ? ["stderr"] : []),
+      ...(runs.some((run) => run.stdout.includes(secret)) ? ["stdout"] : []),
+      ...(runs.some((run) => run.stderr.includes(secret)) ? ["stderr"] : []),
       ...observed.requests
         .filter((request) => carries(request.body, secret))
         .map((request) => `request ${request.index + 1}`),
+      // What agent-code keeps in its home folder (a session log, a memory) is written to disk.
+      ...Object.entries(observed.files)
+        .filter(([path, state]) => path.startsWith("home/") && typeof state === "string")
+        .filter(([, state]) => (state as string).includes(secret))
+        .map(([path]) => path),
     ];
     if (where.length === 0) return [];
     const names = Object.keys(env).filter((name) => env[name] === secret);

@@ -60,9 +60,13 @@ export function writeFiles(root: string, files: Record<string, FileEntry>): void
 
 /**
  * Every file below `root` (links not followed, `node_modules` left out), by its path relative to
- * `root` with `/`, in byte order of the paths.
+ * `root` with `/`, in byte order of the paths. Given `modes`, it also records there the permission
+ * bits (`mode & 0o7777`) of every file and folder it reads, by the same paths.
  */
-export function readFolder(root: string): Record<string, FileState> {
+export function readFolder(
+  root: string,
+  modes?: Record<string, number>,
+): Record<string, FileState> {
   const found: [string, FileState][] = [];
   const visit = (folder: string): void => {
     let names: string[];
@@ -80,6 +84,7 @@ export function readFolder(root: string): Record<string, FileState> {
         continue;
       }
       const key = relative(root, path).split(sep).join("/");
+      if (modes !== undefined && !stats.isSymbolicLink()) modes[key] = Number(stats.mode) & 0o7777;
       if (stats.isSymbolicLink()) found.push([key, { symlink: readlinkSync(path) }]);
       else if (stats.isDirectory()) {
         if (!SKIPPED.has(name)) visit(path);
