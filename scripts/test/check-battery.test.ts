@@ -95,6 +95,8 @@ test("day-5-v5 passes its whole battery: a PASS line a command, then the battery
   expect(scenarios.length).toBeGreaterThan(150);
   const lines = run.stdoutLines.filter((line) => /^(PASS|FAIL|NOTE) {2}/.test(line));
   expect(lines).toEqual(scenarios.map((scenario) => `PASS  ${scenario.title}  [${scenario.id}]`));
+  // Nothing in the battery is seeded: no seed line to rerun at.
+  expect(run.stdoutLines.filter((line) => line.startsWith("seed:"))).toEqual([]);
   expect(run.stdoutLines.at(-1)).toBe(
     `battery: all ${scenarios.length} commands went as the rules say (the battery alone names no highest stage)`,
   );
