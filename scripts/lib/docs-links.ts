@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { posix } from "node:path";
 import { contracts, headingAnchors } from "@agent-code/test-kit";
+import { BATTERY_STAGES, batteryOf } from "@agent-code/test-kit/battery";
 import { type Link, type Problem, treePath } from "./docs-pages.ts";
 
 export type LinkChecker = (from: string, target: string) => string | undefined;
@@ -42,8 +43,17 @@ export function checkPageLinks(file: string, links: Link[], check: LinkChecker):
 export function checkContractLinks(check: LinkChecker): Problem[] {
   const seen = new Set<string>();
   const problems: Problem[] = [];
-  for (const contract of contracts) {
-    const file = `packages/test-kit/contracts/${contract.stage}.ts`;
+  // The stages' contracts, then the bypass battery's (every command, whatever is on PATH).
+  const batteries = BATTERY_STAGES.flatMap((stage) => {
+    const battery = batteryOf(stage, { has: () => true });
+    return battery === undefined ? [] : [{ ...battery, file: `${stage}-battery` }];
+  });
+  const all = [
+    ...contracts.map((contract) => ({ ...contract, file: contract.stage })),
+    ...batteries,
+  ];
+  for (const contract of all) {
+    const file = `packages/test-kit/contracts/${contract.file}.ts`;
     for (const scenario of contract.scenarios) {
       for (const { docs } of scenario.judgements) {
         if (seen.has(docs)) continue;
