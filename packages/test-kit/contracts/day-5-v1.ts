@@ -403,15 +403,16 @@ export const day5v1: Contract = {
       title: "a command stopped by its timeout: the result keeps what it printed before",
       level: "conformance",
       stdin: YES,
-      steps: turns(bash("echo early; sleep 10", 1)),
+      // Two seconds: `echo` must have run before the timeout, on a busy machine too.
+      steps: turns(bash("echo early; sleep 10", 2)),
       judgements: [
         judge(
           STOP,
-          "expected a result starting `command timed out after 1 s and was stopped; output so far:` and holding `early`",
+          "expected a result starting `command timed out after 2 s and was stopped; output so far:` and holding `early`",
           (o) => {
             const text = bashResult(o);
             return (
-              text.startsWith("command timed out after 1 s and was stopped; output so far:") &&
+              text.startsWith("command timed out after 2 s and was stopped; output so far:") &&
               text.includes("early")
             );
           },
