@@ -43,6 +43,7 @@ export const COURSE: CourseGroup[] = [
       { page: "day-5.md", steps: true },
       { page: "day-5-approve.md", steps: true },
       { page: "day-5-gate.md", steps: true },
+      { page: "day-5-guards.md", steps: true },
       { page: "day-5-tasks.md", steps: true },
       { page: "day-5-rules.md", steps: true },
       { page: "day-5-rules-gate.md", steps: true },

@@ -25,7 +25,7 @@ import { bash, day5v1, noQuestion } from "./day-5-v1.ts";
 const V2 = "docs/day-5-gate.md#v2-one-gate-for-every-call";
 const MODES = "docs/day-5-gate.md#modes";
 const GUARDS = "docs/day-5-gate.md#guards-that-read-the-command";
-const WEB = "docs/day-5-gate.md#web-tools-ask-too";
+const WEB = "docs/day-5-guards.md#web-tools-ask-too";
 
 const YES = "y\n";
 const NO = "n\n";
