@@ -27,7 +27,6 @@ import {
   type Step,
   startFakeServer,
 } from "./server.ts";
-import type { TraceEntry } from "./trace.ts";
 import { FIXED_SEED } from "./vary.ts";
 import {
   startFakeWeb,
@@ -61,15 +60,20 @@ export interface ScenarioContext {
   seed: number;
 }
 
-export interface Observed {
-  trace: TraceEntry[];
-  stdout: string;
-  stdoutLines: string[];
-  stderr: string;
-  exitCode: number | null;
-  // The signal that ended the run, when one did (a Python program ends this way on Ctrl-C).
-  signal: NodeJS.Signals | null;
-  durationMs: number;
+// What one run of the command printed and how it ended, as runCli reports it: `signal` is the one
+// that ended it, when one did (a Python program ends this way on Ctrl-C).
+export type RunOutput = Pick<
+  CliRun,
+  "trace" | "stdout" | "stdoutLines" | "stderr" | "exitCode" | "signal" | "durationMs"
+>;
+
+function outputOf(run: CliRun): RunOutput {
+  const { trace, stdout, stdoutLines, stderr, exitCode, signal, durationMs } = run;
+  return { trace, stdout, stdoutLines, stderr, exitCode, signal, durationMs };
+}
+
+// The last run's output, then what the whole scenario showed.
+export interface Observed extends RunOutput {
   requests: RecordedRequest[];
   context: ScenarioContext;
   // The scenario's folder as the run left it: path relative to `context.dir` (with `/`) -> its
@@ -95,14 +99,7 @@ export interface Observed {
 }
 
 /** What one run of a scenario's command showed. */
-export interface RunObserved {
-  trace: TraceEntry[];
-  stdout: string;
-  stdoutLines: string[];
-  stderr: string;
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  durationMs: number;
+export interface RunObserved extends RunOutput {
   // The requests this run sent: `observed.requests` from index `firstRequest` up to, not
   // including, `endRequest` (equal when it sent none).
   firstRequest: number;
@@ -616,13 +613,7 @@ export async function observePrepared(
       await sleep(scenario.settleMs ?? 0);
       strayProcesses.push(...sweepStrayProcesses(dir));
       runs.push({
-        trace: run.trace,
-        stdout: run.stdout,
-        stdoutLines: run.stdoutLines,
-        stderr: run.stderr,
-        exitCode: run.exitCode,
-        signal: run.signal,
-        durationMs: run.durationMs,
+        ...outputOf(run),
         firstRequest,
         endRequest: server?.requests().length ?? 0,
       });
@@ -631,13 +622,7 @@ export async function observePrepared(
     }
     if (run === undefined) throw new Error("a scenario runs its command at least once");
     const observed: Observed = {
-      trace: run.trace,
-      stdout: run.stdout,
-      stdoutLines: run.stdoutLines,
-      stderr: run.stderr,
-      exitCode: run.exitCode,
-      signal: run.signal,
-      durationMs: run.durationMs,
+      ...outputOf(run),
       requests: server?.requests() ?? [],
       context,
       files: {},

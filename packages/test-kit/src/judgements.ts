@@ -112,8 +112,7 @@ export function contentText(content: unknown): string {
 
 // No run of the scenario printed `secret`, on stdout or stderr.
 export function mentionsNoSecret(observed: Observed, secret: string): boolean {
-  const runs = observed.runs.length > 0 ? observed.runs : [observed];
-  return runs.every((run) => !run.stdout.includes(secret) && !run.stderr.includes(secret));
+  return observed.runs.every((run) => !run.stdout.includes(secret) && !run.stderr.includes(secret));
 }
 
 // A judgement that no request's body holds `text` in any of its strings (its keys too), however

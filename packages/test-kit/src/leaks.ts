@@ -30,10 +30,9 @@ export function leakedSecrets(
 ): { message: string; docs: string }[] {
   return secrets.flatMap((secret) => {
     // Every run's output: a later run that prints what an earlier one stored leaks it too.
-    const runs = observed.runs.length > 0 ? observed.runs : [observed];
     const where = [
-      ...(runs.some((run) => run.stdout.includes(secret)) ? ["stdout"] : []),
-      ...(runs.some((run) => run.stderr.includes(secret)) ? ["stderr"] : []),
+      ...(observed.runs.some((run) => run.stdout.includes(secret)) ? ["stdout"] : []),
+      ...(observed.runs.some((run) => run.stderr.includes(secret)) ? ["stderr"] : []),
       ...observed.requests
         .filter((request) => carries(request.body, secret))
         .map((request) => `request ${request.index + 1}`),
