@@ -2,13 +2,13 @@
 // fake server. The reference stage passes it whole; a copy of it whose shell reader lets one
 // spelling through fails, naming that command, with exit 1; a stage without a battery is a usage
 // error.
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { headingAnchors, runCli, runKey } from "@agent-code/test-kit";
+import { fileURLToPath } from "node:url";
+import { runCli, runKey } from "@agent-code/test-kit";
 import { BATTERY_BATCH, BATTERY_CASES, batteryOf } from "@agent-code/test-kit/battery";
+import { ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
 import { afterAll, beforeAll, expect, test } from "vitest";
 import { ROOT, stageDir } from "../lib/command.ts";
 import { schemaErrors } from "./json-schema.ts";
@@ -38,7 +38,7 @@ function idOf(command: string): string {
   return found.id;
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   cpSync(join(STAGE, "src"), join(MUTANT, "src"), { recursive: true });
   const reader = join(MUTANT, "src", "shell-words.ts");
   const text = readFileSync(reader, "utf8");
@@ -48,19 +48,10 @@ beforeAll(async () => {
     reader,
     text.replace(PIPE_BOTH, () => PIPE_BOTH_SKIPPED),
   );
-  const esbuild: { build(options: object): Promise<unknown> } = await import(
-    pathToFileURL(createRequire(join(STAGE, "package.json")).resolve("esbuild")).href
-  );
-  await esbuild.build({
-    entryPoints: [join(MUTANT, "src", "cli.ts")],
-    outfile: join(MUTANT, "agent-code.mjs"),
-    nodePaths: [join(STAGE, "node_modules")],
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
-    logLevel: "warning",
-  });
+  // Built as the stage's own bundle is, from its package.json and with its packages.
+  cpSync(join(STAGE, "package.json"), join(MUTANT, "package.json"));
+  symlinkSync(join(STAGE, "node_modules"), join(MUTANT, "node_modules"), "dir");
+  ensureStageBundle(MUTANT);
 }, 60_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -77,14 +68,6 @@ test("a batch is one run: its scenarios share their inputs; each command is in o
   for (const batch of batches.values()) expect(batch.length).toBeLessThanOrEqual(BATTERY_BATCH);
   // The first commands of the table start different batches, so a pool runs them side by side.
   expect(new Set(scenarios.slice(0, 2).map((scenario) => runKey(scenario))).size).toBe(2);
-  // Every judgement links a heading that is there.
-  const page = readFileSync(join(ROOT, "docs", "day-5-rules-gate.md"), "utf8");
-  const links = new Set(scenarios.flatMap((one) => one.judgements.map(({ docs }) => docs)));
-  for (const link of links) {
-    const [file, anchor = ""] = link.split("#");
-    expect(file).toBe("docs/day-5-rules-gate.md");
-    expect(headingAnchors(page).has(anchor)).toBe(true);
-  }
 });
 
 test("day-5-v5 passes its whole battery: a PASS line a command, then the battery's line", async () => {
@@ -113,7 +96,7 @@ test("a project whose reader lets one spelling through fails on that command alo
     "--project",
     MUTANT,
     "--cmd",
-    `node ${join(MUTANT, "agent-code.mjs")}`,
+    `node ${join(MUTANT, "dist", "agent-code.mjs")}`,
     ...[through, ...held].flatMap((id) => ["--only", id]),
   ]);
   expect(run.exitCode).toBe(1);
