@@ -238,7 +238,8 @@ export function checkSettings(
       ...(battery ? { battery } : {}),
       timeoutMs: timeoutOption(values["timeout-ms"]),
       passEnv: passEnvOption(values["pass-env"]),
-      seed: seedOption(values.seed),
+      // The battery draws nothing from a seed: none is chosen, and none is printed to rerun at.
+      ...(battery ? {} : { seed: seedOption(values.seed) }),
       ...(courseCode ? { courseCode: learnerCheck(stages) } : {}),
       ...(env === undefined ? {} : { env }),
     },

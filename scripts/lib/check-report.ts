@@ -39,10 +39,7 @@ export function textOutput(write: Write, colour: boolean, verbose = false): Chec
           ? ""
           : ` (this course's own code, not yours: to check your project, run in its folder: ${settings.courseCode})`;
       write(`project: ${settings.project}${whose}\ncommand: ${settings.command.join(" ")}\n`);
-      // The battery draws nothing from the seed: a seed line would only invite a rerun at it.
-      if (settings.seed !== undefined && settings.battery !== true) {
-        write(`${seedLine(settings.seed)}\n`);
-      }
+      if (settings.seed !== undefined) write(`${seedLine(settings.seed)}\n`);
     },
     startError(message) {
       write(`\n${startErrorLines(message).join("\n")}\n`);
