@@ -9,7 +9,7 @@ import {
   prepareScenario,
   type Scenario,
 } from "@agent-code/test-kit";
-import { UsageError } from "./command.ts";
+import { requireStage, UsageError } from "./command.ts";
 import type { Problem } from "./docs-pages.ts";
 import { shellQuote } from "./docs-replays.ts";
 
@@ -46,7 +46,7 @@ export function findScenario(reference: string): { stage: string; scenario: Scen
     );
   }
   const [, stage = "", id = ""] = match;
-  const contract = findContract(stage);
+  const contract = findContract(requireStage(stage));
   if (contract === undefined) throw new UsageError(`unknown stage: ${stage}`);
   const scenario = contract.scenarios.find(
     (candidate) => candidate.id === id || candidate.aliases?.includes(id) === true,

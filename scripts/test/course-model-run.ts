@@ -13,15 +13,11 @@ export function withBundle(line: string, stage: string): string {
   return line.replace(" pnpm start -- ", ` ${JSON.stringify(process.execPath)} ${bundle} `);
 }
 
-export async function runPrinted(
-  model: CourseModel,
-  line = model.command,
-  typed = model.typed,
-): Promise<ScenarioResult> {
+export async function runPrinted(model: CourseModel): Promise<ScenarioResult> {
   const observed = await observePrepared(model.scenario, model.prepared, (_inputs, interrupt) =>
-    runCli(["bash", "-c", withBundle(line, model.stage)], [], {
+    runCli(["bash", "-c", withBundle(model.command, model.stage)], [], {
       cwd: stageDir(model.stage),
-      stdin: typed.map((text) => `${text}\n`).join(""),
+      stdin: model.typed.map((text) => `${text}\n`).join(""),
       timeoutMs: 30_000,
       // Only what a learner's shell surely has: the line brings every other variable itself.
       inherit: (name) => name === "PATH" || name === "HOME",

@@ -6,7 +6,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { runCli } from "@agent-code/test-kit";
 import { afterEach, expect, test } from "vitest";
-import { ROOT, stageDir } from "../lib/command.ts";
+import { ROOT, STAGES, stageDir } from "../lib/command.ts";
 import { withBundle } from "./course-model-run.ts";
 
 const running: ChildProcess[] = [];
@@ -97,7 +97,7 @@ test("a scenario that is not there, or not named as <stage>/<scenario>: one erro
       ["day-5-v1/no-such"],
       "error: day-5-v1 has no scenario no-such (pnpm check day-5-v1 --verbose lists them)",
     ],
-    [["day-9-v9/bash-yes"], "error: unknown stage: day-9-v9"],
+    [["day-9-v9/bash-yes"], `error: unknown stage: day-9-v9 (stages: ${STAGES.join(", ")})`],
     [
       ["bash-yes"],
       'error: name a scenario as <stage>/<scenario>, such as day-5-v1/bash-yes: got "bash-yes"',
