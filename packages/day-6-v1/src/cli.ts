@@ -1,0 +1,285 @@
+// agent-code's command line: reads argv, prints the header and the trace, runs the REPL. Every
+// error is caught once, here, and becomes one `error:` line on stderr and an exit code.
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import { cac } from "cac";
+import { runAgent } from "./agent.ts";
+import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
+import { ApiError, createProvider, DEFAULT_MODEL, type ModelProvider, PROVIDERS } from "./model.ts";
+import { PERMISSION_MODES, type PermissionMode } from "./permissions.ts";
+import { agentHome, loadSettings, type Rules, SettingsError } from "./settings.ts";
+import { BackgroundTasks, stopAllCommands } from "./shell.ts";
+import { defaultTools, type ToolRegistry } from "./tools/index.ts";
+
+// A mistake in how the command was called: exit code 2, like the argv errors cac reports.
+class UsageError extends Error {}
+
+interface Session {
+  cwd: string;
+  provider: ModelProvider;
+  tools: ToolRegistry;
+  providerName: string;
+  model: string;
+  baseURL: string | undefined;
+  maxSteps: number;
+  permissionMode: PermissionMode;
+  rules: Rules;
+  home: string;
+  tasks: BackgroundTasks;
+  input: StdinLines;
+  ui: Ui;
+}
+
+interface Options {
+  cwd?: unknown;
+  provider?: unknown;
+  model?: unknown;
+  baseUrl?: unknown;
+  maxSteps?: unknown;
+  permissionMode?: unknown;
+  allow?: unknown;
+  deny?: unknown;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const cli = cac("agent-code");
+  cli
+    .command("[...prompt]", "Run one prompt; with no prompt, start a REPL")
+    .option("-C, --cwd <dir>", "Working directory (default: the current directory)")
+    .option("--provider <name>", `Model provider: ${PROVIDERS.join(" or ")} (default: anthropic)`)
+    .option("--model <name>", `Model name (default: ${DEFAULT_MODEL})`)
+    .option(
+      "--base-url <url>",
+      "Messages API base URL (default: ANTHROPIC_BASE_URL, else DeepSeek)",
+    )
+    .option("--max-steps <n>", "The most model calls in one run (default: 8)")
+    .option(
+      "--permission-mode <mode>",
+      `What runs without a question: ${PERMISSION_MODES.join(", ")} (default: default)`,
+    )
+    .option("--allow <rule>", 'Run what the rule names without a question, as "Bash(npm test:*)"')
+    .option("--deny <rule>", 'Refuse what the rule names, as "Read(.env)" (both repeatable)')
+    .action(async (words: unknown[], options: Options) => {
+      const cwd = resolveCwd(options.cwd);
+      const providerName = providerOption(options.provider);
+      const maxSteps = maxStepsOption(options.maxSteps);
+      const tools = defaultTools();
+      const home = agentHome(process.env);
+      // The user's file, the project's and the flags; what a project may not decide is noted.
+      const settings = loadSettings({
+        cwd,
+        home,
+        allow: listOption(options.allow),
+        deny: listOption(options.deny),
+        toolNames: tools.list().map((tool) => tool.name),
+      });
+      for (const note of settings.notes) console.error(note);
+      const permissionMode =
+        permissionModeOption(options.permissionMode) ?? settings.mode ?? "default";
+      const model = options.model === undefined ? DEFAULT_MODEL : String(options.model);
+      const baseURL = options.baseUrl === undefined ? undefined : String(options.baseUrl);
+      const input = new StdinLines();
+      const interactive = process.stdin.isTTY === true;
+      const session = {
+        cwd,
+        provider: createProvider(providerName, model, baseURL),
+        tools,
+        providerName,
+        model,
+        baseURL,
+        maxSteps,
+        permissionMode,
+        rules: settings.rules,
+        home,
+        tasks: new BackgroundTasks(),
+        input,
+        ui: new Prompter(
+          input,
+          process.stdout,
+          !interactive,
+          wantsColour(process.stdout, process.env),
+        ),
+      };
+      printHeader(session);
+      const prompt = words.map(String).join(" ").trim();
+      try {
+        if (prompt === "") return await repl(session);
+        await runOnce(prompt, session);
+        return 0;
+      } finally {
+        input.close();
+        // Background tasks belong to the session: a one-shot run, or a REPL, takes them along.
+        session.tasks.stopAll();
+      }
+    });
+  cli.help();
+
+  try {
+    // `pnpm start -- -C dir "hi"` passes its `--` on: a leading one does not end the options here.
+    cli.parse(argv[2] === "--" ? [...argv.slice(0, 2), ...argv.slice(3)] : argv, { run: false });
+    // Only runMatchedCommand() checks for unknown options, missing values and unused args.
+    return (await cli.runMatchedCommand()) ?? 0;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+// mri hands values over already converted (`-C 123` arrives as a number), so convert back.
+function resolveCwd(value: unknown): string {
+  const cwd = resolve(value === undefined ? process.cwd() : String(value));
+  const stat = statSync(cwd, { throwIfNoEntry: false });
+  if (!stat) throw new UsageError(`--cwd does not exist: ${cwd}`);
+  if (!stat.isDirectory()) throw new UsageError(`--cwd is not a directory: ${cwd}`);
+  return cwd;
+}
+
+function providerOption(value: unknown): string {
+  const name = value === undefined ? "anthropic" : String(value);
+  if (!(PROVIDERS as readonly string[]).includes(name)) {
+    throw new UsageError(`unknown --provider: ${name} (valid: ${PROVIDERS.join(", ")})`);
+  }
+  return name;
+}
+
+// mri has already turned the text into a number (`0x10` is 16): check what it became.
+function maxStepsOption(value: unknown): number {
+  if (value === undefined) return 8;
+  const steps = Number(value);
+  if (!Number.isInteger(steps) || steps < 1) {
+    throw new UsageError(`--max-steps must be a positive integer, got ${String(value)}`);
+  }
+  return steps;
+}
+
+// An unknown mode is a mistake, never a silent default: `Plan` must not mean "ask as usual".
+function permissionModeOption(value: unknown): PermissionMode | undefined {
+  if (value === undefined) return undefined;
+  const mode = String(value);
+  if (!(PERMISSION_MODES as readonly string[]).includes(mode)) {
+    throw new UsageError(
+      `unknown --permission-mode: ${mode} (valid: ${PERMISSION_MODES.join(", ")})`,
+    );
+  }
+  return mode as PermissionMode;
+}
+
+// A repeated option arrives as a list, a single one as a value, an absent one as undefined.
+function listOption(value: unknown): string[] {
+  return value === undefined ? [] : [value].flat().map(String);
+}
+
+function printHeader(session: Session): void {
+  console.log("Agent Code");
+  console.log(`cwd: ${session.cwd}`);
+  console.log(`provider: ${session.providerName}  model: ${session.model}`);
+  if (session.baseURL !== undefined) console.log(`base_url: ${session.baseURL}`);
+  console.log("");
+}
+
+// The trace is printed as it happens: a diff and its question appear under their tool_call.
+async function runOnce(prompt: string, session: Session): Promise<void> {
+  await runAgent(prompt, session.provider, session.tools, {
+    cwd: session.cwd,
+    maxSteps: session.maxSteps,
+    permissionMode: session.permissionMode,
+    rules: session.rules,
+    home: session.home,
+    tasks: session.tasks,
+    onTrace: (line) => console.log(line),
+    ui: session.ui,
+  });
+}
+
+// The one reader of stdin. The REPL's lines and the answers to questions both come from it, so
+// piped input is used in order: a prompt, its `y`, the next prompt. Opened at the first line
+// wanted, so a one-shot run that asks nothing never touches stdin.
+class StdinLines implements LineSource {
+  #rl: Interface | undefined;
+  #lines: AsyncIterator<string> | undefined;
+
+  async next(): Promise<string | undefined> {
+    if (this.#lines === undefined) {
+      // With an output, a terminal shows what is typed: readline takes over the echo.
+      this.#rl = createInterface({
+        input: process.stdin,
+        output: process.stdout,
+        terminal: process.stdin.isTTY === true,
+      });
+      // A terminal's readline reads Ctrl-C as a key: hand it on as the signal it stands for.
+      this.#rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
+      // Node 20 loses piped lines that arrive before the iterator exists: take it at once.
+      this.#lines = this.#rl[Symbol.asyncIterator]();
+    }
+    const result = await this.#lines.next();
+    return result.done === true ? undefined : result.value;
+  }
+
+  close(): void {
+    this.#rl?.close();
+  }
+}
+
+// Each line is a fresh one-shot run: no history is kept between lines.
+async function repl(session: Session): Promise<number> {
+  const interactive = process.stdin.isTTY === true;
+  const prompt = () => interactive && process.stdout.write("> ");
+
+  prompt();
+  for (let raw = await session.input.next(); raw !== undefined; raw = await session.input.next()) {
+    const line = raw.trim();
+    if (line === "/exit") {
+      console.log("Bye.");
+      return 0;
+    }
+    if (line === "/help") {
+      console.log("commands: /help, /exit");
+    } else if (line.startsWith("/")) {
+      console.error(`unknown command: ${line.split(/\s/)[0]} (try /help)`);
+    } else if (line !== "") {
+      // A failed call ends that line's run, not the session.
+      await runOnce(line, session).catch((error: unknown) => {
+        if (!(error instanceof ApiError)) throw error;
+        console.error(`error: ${error.message}`);
+      });
+    }
+    prompt();
+  }
+  return 0;
+}
+
+function reportError(error: unknown): number {
+  if (error instanceof Error && error.name === "CACError") {
+    console.error(`error: ${error.message} (see agent-code --help)`);
+    return 2;
+  }
+  if (error instanceof UsageError || error instanceof SettingsError) {
+    console.error(`error: ${error.message}`);
+    return 2;
+  }
+  if (error instanceof ApiError) {
+    console.error(`error: ${error.message}`);
+    return 1;
+  }
+  // Anything else is a bug in agent-code itself: show where it happened.
+  console.error(error);
+  return 1;
+}
+
+// Ctrl-C stops the run at once, mid-request too, with the code shells give it (128 + SIGINT's 2).
+// A command runs in its own process group, which the terminal's Ctrl-C does not reach: every live
+// one is killed first. So on any other way out: a kill, a closed terminal, the end of the run.
+process.on("SIGINT", () => {
+  stopAllCommands();
+  process.exit(130);
+});
+process.on("SIGTERM", () => {
+  stopAllCommands();
+  process.exit(143);
+});
+process.on("SIGHUP", () => {
+  stopAllCommands();
+  process.exit(129);
+});
+process.on("exit", stopAllCommands);
+process.exitCode = await main(process.argv);
