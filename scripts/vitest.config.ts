@@ -18,17 +18,26 @@ const PARTS: Record<string, string[]> = {
   ],
 };
 
-// What `test` runs on CI's full leg only: the repository's own tools (the fuzzer, the suite's
-// reports and benchmarks, stage-stats). The floor leg keeps the tests of what a learner or an
-// instructor runs on their own Node: check, check:class, stage-diff, pnpm start, agent-code. The
-// Python and docs parts are full-leg tasks of their own.
-const FULL_LEG_ONLY = [
-  "test/fuzz.test.ts",
-  "test/smoke-real.test.ts",
-  "test/stage-rebase.test.ts",
-  "test/stage-stats.test.ts",
-  "test/test-runs.test.ts",
-  "test/test-summary.test.ts",
+// What `test` runs on CI's floor leg (decision 0074): a test of each command a learner or an
+// instructor starts on their own Node, through its process: `pnpm check` end to end, check:class's
+// command line, the sandbox a learner's program runs in, the bundle and tsx paths, the starter,
+// `pnpm start`, `pnpm agent-code`, stage-diff. The rest of `test` checks what those commands
+// compute (headlines, reports, JUnit, the class's tables, the workflow's files, the battery) over
+// the same runner, which no Node version changes: the full leg runs it, and so do the Python and
+// docs parts, tasks of their own there.
+const FLOOR_LEG = [
+  "test/agent-code.test.ts",
+  "test/bundle.test.ts",
+  "test/check-class-cli.test.ts",
+  "test/check-env.test.ts",
+  "test/check-grader-side.test.ts",
+  "test/check-project.test.ts",
+  "test/check-sandbox.test.ts",
+  "test/check.test.ts",
+  "test/ctrl-c-terminal.test.ts",
+  "test/pnpm-start.test.ts",
+  "test/stage-diff.test.ts",
+  "test/starter.test.ts",
 ];
 
 const part = process.env.AGENT_CODE_SCRIPTS_PART;
@@ -43,11 +52,11 @@ export default defineConfig({
     // once even on two cores, where Vitest's default, one worker fewer than the cores, runs one
     // file at a time (the main part: 172 s alone, 122 s two at a time, the same CPU; benchmarks).
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    ...(part === undefined ? {} : { include: PARTS[part] }),
-    exclude: [
-      "**/node_modules/**",
-      ...(part === undefined ? Object.values(PARTS).flat() : []),
-      ...(part === undefined && process.env.AGENT_CODE_TEST_LEG === "floor" ? FULL_LEG_ONLY : []),
-    ],
+    ...(part !== undefined
+      ? { include: PARTS[part] }
+      : process.env.AGENT_CODE_TEST_LEG === "floor"
+        ? { include: FLOOR_LEG }
+        : {}),
+    exclude: ["**/node_modules/**", ...(part === undefined ? Object.values(PARTS).flat() : [])],
   },
 });
