@@ -83,7 +83,8 @@ export interface Observed extends RunOutput {
   // included, by the same paths: 0o600 for a private file (POSIX; on Windows what Node reports).
   modes: Record<string, number>;
   // The paths (relative to `context.dir`) outside the work folder that the run changed, added or
-  // removed. The home folder is outside: agent-code keeps nothing there.
+  // removed. The home folder (AGENT_CODE_HOME) is not among them: it is agent-code's own, where
+  // Day 5 reads the user's settings and Day 6 keeps sessions; a judgement about it reads `files`.
   outsideChanged: string[];
   // What the fake web received, in order (empty without a web).
   webRequests: WebRequest[];
@@ -579,7 +580,7 @@ export async function observePrepared(
   try {
     // The home folder is agent-code's own, as ~/.agent-code is: what the CLI keeps there is no
     // tool reaching out of the work folder.
-    const outsideBefore = outsideOf(readFolder(dir), WORK);
+    const outsideBefore = outsideOf(readFolder(dir), WORK, HOME);
     const specs: (RunSpec & { first?: true })[] = [
       {
         args: prepared.args,
@@ -636,7 +637,7 @@ export async function observePrepared(
     // Read back before anything closes: a step may still be writing when the server stops.
     const left = readFolder(dir, observed.modes);
     observed.files = left;
-    observed.outsideChanged = changedPaths(outsideBefore, outsideOf(left, WORK));
+    observed.outsideChanged = changedPaths(outsideBefore, outsideOf(left, WORK, HOME));
     const { secrets } = scenario;
     return {
       run,

@@ -124,12 +124,14 @@ export function changedPaths(
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** The part of a reading outside `inside` (a path relative to the reading's root, with `/`). */
+/** The part of a reading outside every folder of `inside` (paths relative to its root, with `/`). */
 export function outsideOf(
   files: Record<string, FileState>,
-  inside: string,
+  ...inside: string[]
 ): Record<string, FileState> {
   return Object.fromEntries(
-    Object.entries(files).filter(([path]) => path !== inside && !path.startsWith(`${inside}/`)),
+    Object.entries(files).filter(
+      ([path]) => !inside.some((folder) => path === folder || path.startsWith(`${folder}/`)),
+    ),
   );
 }

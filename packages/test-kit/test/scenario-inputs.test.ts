@@ -71,10 +71,10 @@ test("every run gets an empty home folder as AGENT_CODE_HOME; homeFiles are writ
     HOME: process.env.HOME ?? null,
   });
   expect(empty.observed.context.home).toBe(join(empty.observed.context.dir, "home"));
-  // agent-code keeps nothing in its home: a file written there is a change outside the work
-  // folder (a tool that rewrote the user's settings), which a judgement can see.
+  // The home folder is agent-code's own (Day 6 keeps sessions there): a file written there is
+  // no change outside the work folder, and a judgement that cares reads it from `files`.
   expect(empty.observed.files["home/kept.txt"]).toBe("kept\n");
-  expect(empty.observed.outsideChanged).toEqual(["home/kept.txt"]);
+  expect(empty.observed.outsideChanged).toEqual([]);
   const settings = JSON.stringify({ trustedDirs: ["/somewhere"] });
   const given = await run(cli, {
     homeFiles: (context) => ({ "settings.json": settings.replace("/somewhere", context.work) }),
