@@ -57,6 +57,12 @@ const NORMALISE: { pattern: RegExp; replacement: string }[] = [
   { pattern: /127\.0\.0\.1:\d+/g, replacement: "127.0.0.1:PORT" },
   // A Day 3 scenario's working directory, <its temporary folder>/work.
   { pattern: /\/[^\s'"]*agent-code-scenario-[A-Za-z0-9]+\/work/g, replacement: "/your/project" },
+  // A scenario's home folder (AGENT_CODE_HOME), <its temporary folder>/home.
+  { pattern: /\/[^\s'"]*agent-code-scenario-[A-Za-z0-9]+\/home/g, replacement: "~/.agent-code" },
+  // A Day 6 session id: the UTC time it began and six random hex digits.
+  { pattern: /\b\d{8}-\d{6}-[0-9a-f]{6}\b/g, replacement: "20261201-181502-3f9a1c" },
+  // A project's folder under the home: its name, then a hash of the folder's real path.
+  { pattern: /(projects\/[a-z0-9._-]+)-[0-9a-f]{12}\b/g, replacement: "$1-1a2b3c4d5e6f" },
 ];
 const PROJECT_DIR = "/your/project";
 

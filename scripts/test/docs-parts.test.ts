@@ -108,6 +108,24 @@ test("replays normalise the clock, the port and the project directory", () => {
   );
 });
 
+test("replays normalise a Day 6 session: its id, its home folder and its project's hash", () => {
+  const scenario = "/tmp/agent-code-scenario-Ab12Cd";
+  const text = [
+    "session: 20261206-170455-0c9e1f (resumed, 2 messages)",
+    `error: ${scenario}/home/projects/work-0123456789ab/sessions is a symlink; agent-code keeps sessions only in real folders`,
+    `cwd: ${scenario}/work`,
+    "the id 20261206-170455-0c9e1fz is not one",
+  ].join("\n");
+  expect(normalise(text, [])).toBe(
+    [
+      "session: 20261201-181502-3f9a1c (resumed, 2 messages)",
+      "error: ~/.agent-code/projects/work-1a2b3c4d5e6f/sessions is a symlink; agent-code keeps sessions only in real folders",
+      "cwd: /your/project",
+      "the id 20261206-170455-0c9e1fz is not one",
+    ].join("\n"),
+  );
+});
+
 test("a marker needs a fenced block on the next line, and a figure its closing on its line", () => {
   const page = scanPage(
     "docs/x.md",
