@@ -35,6 +35,8 @@ export interface AgentOptions {
   rules?: Rules;
   // The folder of the person's own settings file, which the gate protects (permissions.ts).
   home?: string;
+  // The system prompt (rules.ts), the same in every model call of this run.
+  system?: string;
 }
 
 export async function runAgent(
@@ -51,6 +53,7 @@ export async function runAgent(
     tasks,
     rules = NO_RULES,
     home,
+    system,
   }: AgentOptions,
 ): Promise<AgentResult> {
   const messages: Message[] = [{ role: "user", content: prompt }];
@@ -74,7 +77,7 @@ export async function runAgent(
   const offered = tools.list().filter((tool) => !deniedOutright(tool.name, rules));
 
   for (let step = 0; step < maxSteps; step++) {
-    const response = await provider.complete(messages, offered);
+    const response = await provider.complete(messages, offered, { system });
     // The assistant turn goes back exactly as it came, thinking blocks included.
     messages.push({ role: "assistant", content: response.assistantContent });
 

@@ -8,6 +8,7 @@ import { runAgent } from "./agent.ts";
 import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
 import { ApiError, createProvider, DEFAULT_MODEL, type ModelProvider, PROVIDERS } from "./model.ts";
 import { PERMISSION_MODES, type PermissionMode } from "./permissions.ts";
+import { buildSystemPrompt, type LoadedRules, loadRules, rulesLine } from "./rules.ts";
 import { agentHome, loadSettings, type Rules, SettingsError } from "./settings.ts";
 import { BackgroundTasks, stopAllCommands } from "./shell.ts";
 import { defaultTools, type ToolRegistry } from "./tools/index.ts";
@@ -29,6 +30,10 @@ interface Session {
   tasks: BackgroundTasks;
   input: StdinLines;
   ui: Ui;
+  // AGENT.md as the header read it, for the first prompt; each later prompt reads it again.
+  agentRules: LoadedRules | undefined;
+  // The rules notes already printed, so a REPL says each once.
+  notesShown: Set<string>;
 }
 
 interface Options {
@@ -79,9 +84,11 @@ export async function main(argv: string[]): Promise<number> {
         permissionModeOption(options.permissionMode) ?? settings.mode ?? "default";
       const model = options.model === undefined ? DEFAULT_MODEL : String(options.model);
       const baseURL = options.baseUrl === undefined ? undefined : String(options.baseUrl);
+      // The person's AGENT.md and the project's, read before the header that names them.
+      const agentRules = await loadRules({ cwd, home });
       const input = new StdinLines();
       const interactive = process.stdin.isTTY === true;
-      const session = {
+      const session: Session = {
         cwd,
         provider: createProvider(providerName, model, baseURL),
         tools,
@@ -100,7 +107,10 @@ export async function main(argv: string[]): Promise<number> {
           !interactive,
           wantsColour(process.stdout, process.env),
         ),
+        agentRules,
+        notesShown: new Set(),
       };
+      printNotes(session, agentRules.notes);
       printHeader(session);
       const prompt = words.map(String).join(" ").trim();
       try {
@@ -174,12 +184,32 @@ function printHeader(session: Session): void {
   console.log(`cwd: ${session.cwd}`);
   console.log(`provider: ${session.providerName}  model: ${session.model}`);
   if (session.baseURL !== undefined) console.log(`base_url: ${session.baseURL}`);
+  const rules = rulesLine(session.agentRules?.files ?? []);
+  if (rules !== undefined) console.log(rules);
   console.log("");
+}
+
+function printNotes(session: Session, notes: string[]): void {
+  for (const note of notes) {
+    if (!session.notesShown.has(note)) console.error(note);
+    session.notesShown.add(note);
+  }
+}
+
+// The system prompt of one prompt, built once and sent with every model call of its run. The first
+// prompt takes what the header read; a later REPL line reads AGENT.md again, so an edit counts.
+async function systemPrompt(session: Session): Promise<string> {
+  const rules = session.agentRules ?? (await loadRules({ cwd: session.cwd, home: session.home }));
+  session.agentRules = undefined;
+  printNotes(session, rules.notes);
+  return buildSystemPrompt(rules);
 }
 
 // The trace is printed as it happens: a diff and its question appear under their tool_call.
 async function runOnce(prompt: string, session: Session): Promise<void> {
+  const system = await systemPrompt(session);
   await runAgent(prompt, session.provider, session.tools, {
+    system,
     cwd: session.cwd,
     maxSteps: session.maxSteps,
     permissionMode: session.permissionMode,

@@ -29,13 +29,23 @@ export interface ModelResponse {
 // blocks inside a user message, and there is no "tool" role.
 export type Message = Anthropic.MessageParam;
 
-// Anything that can complete a conversation is a model to the loop: the mock, a real provider.
-export interface ModelProvider {
-  complete(messages: Message[], tools?: Tool[]): Promise<ModelResponse>;
+// What a request carries besides the conversation: the system prompt (rules.ts builds it).
+export interface CompleteOptions {
+  system?: string;
 }
 
+// Anything that can complete a conversation is a model to the loop: the mock, a real provider.
+export interface ModelProvider {
+  complete(messages: Message[], tools?: Tool[], options?: CompleteOptions): Promise<ModelResponse>;
+}
+
+// The mock reads no system prompt: it only echoes.
 export class MockProvider {
-  async complete(messages: Message[], _tools?: Tool[]): Promise<ModelResponse> {
+  async complete(
+    messages: Message[],
+    _tools?: Tool[],
+    _options?: CompleteOptions,
+  ): Promise<ModelResponse> {
     const last = messages.at(-1);
     const result = toolResultText(last);
     if (result !== undefined) {
@@ -118,7 +128,11 @@ export class AnthropicProvider {
     });
   }
 
-  async complete(messages: Message[], tools: Tool[] = []): Promise<ModelResponse> {
+  async complete(
+    messages: Message[],
+    tools: Tool[] = [],
+    { system = "" }: CompleteOptions = {},
+  ): Promise<ModelResponse> {
     let response: Anthropic.Message;
     try {
       // The raw answer, not the SDK's parse of it: when something other than the API answers, the
@@ -127,6 +141,8 @@ export class AnthropicProvider {
         .create({
           model: this.model,
           max_tokens: this.maxTokens,
+          // The top-level system field, as a string; an empty one is not sent at all.
+          ...(system === "" ? {} : { system }),
           messages,
           ...(tools.length > 0 ? { tools: toAnthropicTools(tools) } : {}),
         })
