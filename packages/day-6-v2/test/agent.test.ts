@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { reply, ScriptedProvider, text, thinking, toolUse } from "@agent-code/test-kit";
 import { expect, test } from "vitest";
 import { runAgent } from "../src/agent.ts";
-import { MockProvider } from "../src/model.ts";
+import { MockProvider, type ModelProvider } from "../src/model.ts";
 import { defaultTools, type ToolContext } from "../src/tools/index.ts";
 
 // These runs read no files: the package's own folder is as good a boundary as any.
@@ -64,6 +64,24 @@ test("thinking blocks go back unchanged, signatures included", async () => {
   const provider = new ScriptedProvider([reply(blocks), reply([text("Today.")])]);
   await runAgent("date?", provider, defaultTools(), { cwd });
   expect(provider.requests[1]?.messages[1]).toEqual({ role: "assistant", content: blocks });
+});
+
+test("the run's system prompt goes with every model call, unchanged", async () => {
+  const scripted = new ScriptedProvider([
+    reply([toolUse("echo", { text: "a" }, "toolu_1")]),
+    reply([toolUse("echo", { text: "b" }, "toolu_2")]),
+    reply([text("done")]),
+  ]);
+  const systems: (string | undefined)[] = [];
+  const provider: ModelProvider = {
+    complete: (messages, tools, options) => {
+      systems.push(options?.system);
+      return scripted.complete(messages, tools);
+    },
+  };
+  await runAgent("echo twice", provider, defaultTools(), { cwd, system: "Rules: be brief." });
+  scripted.assertDone();
+  expect(systems).toEqual(["Rules: be brief.", "Rules: be brief.", "Rules: be brief."]);
 });
 
 test("an unknown tool is an is_error result the model reads; the run goes on", async () => {

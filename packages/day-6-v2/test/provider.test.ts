@@ -2,6 +2,7 @@
 // it makes of the reply, and how each failure becomes one ApiError a user can act on.
 import { startFakeServer } from "@agent-code/test-kit";
 import { afterEach, beforeEach, expect, test } from "vitest";
+import { runAgent } from "../src/agent.ts";
 import { AnthropicProvider, ApiError } from "../src/model.ts";
 import { defaultTools } from "../src/tools/index.ts";
 
@@ -46,6 +47,41 @@ test("sends the model, max_tokens and the messages; joins the reply's text", asy
     max_tokens: 1024,
     messages: [{ role: "user", content: "Hi" }],
   });
+  await server.close();
+});
+
+test("the system prompt is sent as the top-level system string; an empty one is not sent", async () => {
+  const server = await startFakeServer({
+    script: [
+      { content: [{ type: "text", text: "ok" }] },
+      { content: [{ type: "text", text: "ok" }] },
+    ],
+  });
+  const provider = new AnthropicProvider({ baseURL: server.url });
+  await provider.complete([{ role: "user", content: "Hi" }], [], { system: "Be brief." });
+  await provider.complete([{ role: "user", content: "Hi" }], [], { system: "" });
+  const [first, second] = server.requests().map((request) => request.body);
+  expect(first).toEqual({
+    model: "deepseek-v4-flash",
+    max_tokens: 1024,
+    system: "Be brief.",
+    messages: [{ role: "user", content: "Hi" }],
+  });
+  expect(second).not.toHaveProperty("system");
+  await server.close();
+});
+
+test("every request of a run carries the same system prompt", async () => {
+  const server = await startFakeServer({
+    script: [
+      { content: [{ type: "tool_use", name: "echo", input: { text: "hi" } }] },
+      { content: [{ type: "text", text: "done" }] },
+    ],
+  });
+  const provider = new AnthropicProvider({ baseURL: server.url });
+  const system = 'You are agent-code.\n\n<project-rules source="AGENT.md">\nx\n</project-rules>';
+  await runAgent("echo hi", provider, defaultTools(), { cwd: process.cwd(), system });
+  expect(server.requests().map((request) => request.body.system)).toEqual([system, system]);
   await server.close();
 });
 
