@@ -421,7 +421,8 @@ export class SessionLog {
         this.#locked = true;
         return true;
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code !== "EEXIST") throw new SessionError(`session ${this.id}: no lock (${code})`);
       }
       if (!resuming) return false;
       const holder = readLock(this.#lock);
@@ -448,7 +449,15 @@ export class SessionLog {
 // `create` (mkdir never follows a link in its last part), then looked at with lstat: a symlink
 // anywhere is refused, so nothing is written where it points. Undefined: a part is missing.
 function realFolders(home: string, parts: string[], create: boolean): string | undefined {
-  if (create) mkdirSync(home, { recursive: true, mode: 0o700 });
+  const make = (folder: string, name: string, recursive: boolean) => {
+    try {
+      mkdirSync(folder, { recursive, mode: 0o700 });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== "EEXIST") throw new SessionError(`${name} cannot be made (${code})`);
+    }
+  };
+  if (create) make(home, shown(home), true);
   let at: string;
   try {
     at = realpathSync(home);
@@ -458,13 +467,7 @@ function realFolders(home: string, parts: string[], create: boolean): string | u
   for (const [index, part] of parts.entries()) {
     at = join(at, part);
     const name = shown(join(home, ...parts.slice(0, index + 1)));
-    if (create) {
-      try {
-        mkdirSync(at, { mode: 0o700 });
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-    }
+    if (create) make(at, name, false);
     const info = lstatSync(at, { throwIfNoEntry: false });
     if (info === undefined) return undefined;
     if (info.isSymbolicLink()) {
