@@ -104,6 +104,8 @@ interface Header {
 
 export interface LogContents {
   header: Header;
+  // Every record after the header, as read: messages and the types a later stage adds.
+  records: Record<string, unknown>[];
   messages: Message[];
   notes: string[];
   // The byte length of the good lines; shorter than the file when a torn last line was dropped.
@@ -119,6 +121,7 @@ export interface LogContents {
 // last line without `\n` that does not parse is a write the process did not finish: dropped,
 // with a note. Any other bad line refuses the whole log, naming the line.
 export function readLog(bytes: Buffer, id: string): LogContents {
+  const records: Record<string, unknown>[] = [];
   const messages: Message[] = [];
   const notes: string[] = [];
   let header: Header | undefined;
@@ -159,8 +162,11 @@ export function readLog(bytes: Buffer, id: string): LogContents {
     } else if (record.type === "message") {
       if (!isMessage(record.message)) throw damaged("is not a message");
       messages.push(record.message);
+      records.push(record);
+    } else {
+      // A record of a type this version does not know (a later day's): in the chain, not the view.
+      records.push(record);
     }
-    // A record of a type this version does not know (a later day's) is kept in the chain only.
     previous = line;
     lines = number;
     needsNewline = newline === -1;
@@ -173,6 +179,7 @@ export function readLog(bytes: Buffer, id: string): LogContents {
   }
   return {
     header,
+    records,
     messages,
     notes,
     length: Math.min(start, bytes.length),

@@ -236,6 +236,10 @@ test("a log written by a newer agent-code is refused; a record type it does not 
   const [header, first] = lines(file);
   const later = JSON.stringify({ seq: 2, type: "todos", items: [], prev: chainHash(first ?? "") });
   appendFileSync(file, `${later}\n`);
+  expect(readLog(readFileSync(file), ID).records.map((record) => record.type)).toEqual([
+    "message",
+    "todos",
+  ]);
   const log = SessionLog.open(where, ID);
   expect(log.messages()).toEqual([prompt("one")]);
   log.append(answer("two"));
