@@ -278,3 +278,37 @@ test("--no-session writes nothing and says so in the header", async () => {
   expect(o.stdoutLines).toContain("session: none");
   expect(homeFiles(o)).toEqual([]);
 });
+
+test("a REPL line may edit what an earlier line read; a resumed session has read nothing yet", async () => {
+  const edit = (to: string): Step => ({
+    content: [
+      {
+        type: "tool_use",
+        name: "file_edit",
+        input: { file_path: "a.txt", old_string: "one", new_string: to },
+      },
+    ],
+  });
+  const o = await observe({
+    args: (c) => ["-C", c.work, "--permission-mode", "acceptEdits"],
+    stdin: "read a.txt\nchange it\n",
+    files: () => ({ "work/a.txt": "one\n" }),
+    server: {
+      steps: [
+        { content: [{ type: "tool_use", name: "read_file", input: { path: "a.txt" } }] },
+        say("read"),
+        edit("two"),
+        say("changed"),
+        edit("three"),
+        say("refused"),
+      ],
+    },
+    runs: [{ args: (c) => ["-C", c.work, "--permission-mode", "acceptEdits", "-c", "again"] }],
+  });
+  expect(o.runs.map((run) => run.exitCode)).toEqual([0, 0]);
+  expect(o.runs[0]?.stdoutLines).toContain("observation: Edited a.txt: 1 replacement");
+  expect(o.runs[1]?.stdoutLines).toContain(
+    "observation: file has not been read yet: a.txt (read it with read_file first)",
+  );
+  expect(o.files["work/a.txt"]).toBe("two\n");
+});
