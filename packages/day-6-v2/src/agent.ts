@@ -5,6 +5,7 @@ import { NO_UI, type Ui } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
 import type { Message, ModelProvider, ModelResponse, ToolResult } from "./model.ts";
 import { decide, deniedOutright, hiddenBy, NO_RULES, type PermissionMode } from "./permissions.ts";
+import { type RecordMeta, type RepairReason, repairMessage, unansweredCalls } from "./session.ts";
 import type { Rules } from "./settings.ts";
 import type { BackgroundTasks } from "./shell.ts";
 import type { ToolContext, ToolRegistry } from "./tools/index.ts";
@@ -35,6 +36,12 @@ export interface AgentOptions {
   rules?: Rules;
   // The folder of the person's own settings file, which the gate protects (permissions.ts).
   home?: string;
+  // The conversation so far (a resumed session, the REPL's earlier lines), before the prompt.
+  history?: Message[];
+  // Called with each message as it joins the conversation: the session log writes it at once.
+  record?: (message: Message, meta: RecordMeta) => void;
+  // What this session read: a REPL's lines share it, as the model saw those reads.
+  readState?: ReadState;
   // The system prompt (rules.ts), the same in every model call of this run.
   system?: string;
 }
@@ -53,10 +60,19 @@ export async function runAgent(
     tasks,
     rules = NO_RULES,
     home,
+    history = [],
+    record = () => {},
+    readState = new ReadState(),
     system,
   }: AgentOptions,
 ): Promise<AgentResult> {
-  const messages: Message[] = [{ role: "user", content: prompt }];
+  const asked: Message = { role: "user", content: prompt };
+  record(asked, {});
+  const messages = view([...history, asked]);
+  const push = (message: Message, meta: RecordMeta) => {
+    messages.push(message);
+    record(message, meta);
+  };
   const trace: string[] = [];
   const emit = (line: string) => {
     trace.push(line);
@@ -64,10 +80,9 @@ export async function runAgent(
   };
   // What a Read deny keeps from every tool that reads.
   const hidden = hiddenBy(rules);
-  // One context per run: what this run read is not what an earlier run (a REPL line) read.
   const ctx: ToolContext = {
     cwd,
-    readState: new ReadState(),
+    readState,
     signal,
     ui,
     ...(tasks === undefined ? {} : { tasks }),
@@ -76,67 +91,110 @@ export async function runAgent(
   // A tool the rules deny outright is not offered: the model does not plan around it.
   const offered = tools.list().filter((tool) => !deniedOutright(tool.name, rules));
 
-  for (let step = 0; step < maxSteps; step++) {
-    const response = await provider.complete(messages, offered, { system });
-    // The assistant turn goes back exactly as it came, thinking blocks included.
-    messages.push({ role: "assistant", content: response.assistantContent });
+  // Why a call of the last turn may be left without a result when the run ends: the finally below
+  // answers it, so the log never holds a tool_use the API would refuse to see unanswered.
+  let reason: RepairReason = "interrupted";
+  try {
+    for (let step = 0; step < maxSteps; step++) {
+      const response = await provider.complete(messages, offered, { system });
+      // The assistant turn goes back exactly as it came, thinking blocks included. It is recorded
+      // before its tools run: a Ctrl-C during a tool must not lose it.
+      push(
+        { role: "assistant", content: response.assistantContent },
+        {
+          stop: response.stopReason,
+          ...(response.usage === undefined ? {} : { usage: response.usage }),
+        },
+      );
 
-    // Only a tool_use stop runs tools: a response cut off by max_tokens may hold a half-written
-    // call, and one that was refused must not act.
-    if (response.stopReason !== "tool_use" || response.toolCalls.length === 0) {
-      const final = finalText(response);
-      emit(`final: ${printable(final)}`);
-      return { final, trace, messages };
-    }
-
-    const results: Anthropic.ToolResultBlockParam[] = [];
-    for (const call of response.toolCalls) {
-      emit(`tool_call: ${printable(call.name)} ${shownArguments(call.arguments)}`);
-      // One gate for every call: a deny never reaches the tool, nor the person; an allow
-      // still runs the tool's own checks and shows its preview, with the question answered.
-      const tool = tools.get(call.name);
-      const decision = decide({
-        tool,
-        args: call.arguments,
-        mode: permissionMode,
-        cwd,
-        rules,
-        home,
-      });
-      let result: ToolResult;
-      if (decision.behavior === "deny") {
-        result = { toolCallId: call.id, content: decision.reason, isError: true };
-      } else if (decision.behavior === "allow") {
-        result = await tools.run(call, { ...ctx, ui: approved(ui) });
-      } else if (tool?.readOnly === true) {
-        // A tool that only reads never asks on its own: an ask rule makes the gate ask for it.
-        const yes = await ui.confirm(`Allow ${call.name} ${shownArguments(call.arguments)}?`);
-        result = yes
-          ? await tools.run(call, ctx)
-          : {
-              toolCallId: call.id,
-              content: `the user rejected this call to ${call.name}`,
-              isError: true,
-            };
-      } else {
-        result = await tools.run(call, withNotes(ctx, decision.needs));
+      // Only a tool_use stop runs tools: a response cut off by max_tokens may hold a half-written
+      // call, and one that was refused must not act.
+      if (response.stopReason !== "tool_use" || response.toolCalls.length === 0) {
+        reason = response.stopReason === "max_tokens" ? "max_tokens" : "stop_reason";
+        const final = finalText(response);
+        emit(`final: ${printable(final)}`);
+        return { final, trace, messages };
       }
-      emit(`observation: ${printable(result.content)}`);
-      results.push({
-        type: "tool_result",
-        tool_use_id: result.toolCallId,
-        content: result.content,
-        is_error: result.isError,
-      });
-    }
-    // Every result of the turn in ONE user message right after it. One message per result is
-    // merged by Anthropic but rejected by DeepSeek; asking the model between results is a 400.
-    messages.push({ role: "user", content: results });
-  }
 
-  const final = `reached max_steps=${maxSteps}`;
-  emit(`final: ${final}`);
-  return { final, trace, messages };
+      const results: Anthropic.ToolResultBlockParam[] = [];
+      for (const call of response.toolCalls) {
+        emit(`tool_call: ${printable(call.name)} ${shownArguments(call.arguments)}`);
+        // One gate for every call: a deny never reaches the tool, nor the person; an allow
+        // still runs the tool's own checks and shows its preview, with the question answered.
+        const tool = tools.get(call.name);
+        const decision = decide({
+          tool,
+          args: call.arguments,
+          mode: permissionMode,
+          cwd,
+          rules,
+          home,
+        });
+        let result: ToolResult;
+        if (decision.behavior === "deny") {
+          result = { toolCallId: call.id, content: decision.reason, isError: true };
+        } else if (decision.behavior === "allow") {
+          result = await tools.run(call, { ...ctx, ui: approved(ui) });
+        } else if (tool?.readOnly === true) {
+          // A tool that only reads never asks on its own: an ask rule makes the gate ask for it.
+          const yes = await ui.confirm(`Allow ${call.name} ${shownArguments(call.arguments)}?`);
+          result = yes
+            ? await tools.run(call, ctx)
+            : {
+                toolCallId: call.id,
+                content: `the user rejected this call to ${call.name}`,
+                isError: true,
+              };
+        } else {
+          result = await tools.run(call, withNotes(ctx, decision.needs));
+        }
+        emit(`observation: ${printable(result.content)}`);
+        results.push({
+          type: "tool_result",
+          tool_use_id: result.toolCallId,
+          content: result.content,
+          is_error: result.isError,
+        });
+      }
+      // Every result of the turn in ONE user message right after it. One message per result is
+      // merged by Anthropic but rejected by DeepSeek; asking the model between results is a 400.
+      push({ role: "user", content: results }, {});
+    }
+
+    const final = `reached max_steps=${maxSteps}`;
+    emit(`final: ${final}`);
+    return { final, trace, messages };
+  } catch (error) {
+    // A stopped run is an interruption; anything else thrown here is a tool's bug.
+    if (!signal.aborted) reason = "tool_bug";
+    throw error;
+  } finally {
+    const open = unansweredCalls(messages);
+    if (open.length > 0) push(repairMessage(open, reason), { repair: reason });
+  }
+}
+
+// The messages a request sends: consecutive messages of one role merged into one, tool results
+// first, so the roles alternate after a run that ended early (max_steps, Ctrl-C, an API error)
+// and a new prompt follows its results in the same user message.
+export function view(messages: Message[]): Message[] {
+  const out: Message[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (last === undefined || last.role !== message.role) {
+      out.push(message);
+      continue;
+    }
+    const blocks = [...asBlocks(last.content), ...asBlocks(message.content)];
+    const results = blocks.filter((block) => block.type === "tool_result");
+    const rest = blocks.filter((block) => block.type !== "tool_result");
+    out[out.length - 1] = { role: message.role, content: [...results, ...rest] } as Message;
+  }
+  return out;
+}
+
+function asBlocks(content: Message["content"]): Exclude<Message["content"], string> {
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
 // The person's Ui with every question answered yes: for a call the gate already allowed.

@@ -6,9 +6,19 @@ import { createInterface, type Interface } from "node:readline";
 import { cac } from "cac";
 import { runAgent } from "./agent.ts";
 import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
-import { ApiError, createProvider, DEFAULT_MODEL, type ModelProvider, PROVIDERS } from "./model.ts";
+import { ReadState } from "./fs-safety.ts";
+import {
+  ApiError,
+  createProvider,
+  DEFAULT_MODEL,
+  type Message,
+  type ModelProvider,
+  PROVIDERS,
+} from "./model.ts";
 import { PERMISSION_MODES, type PermissionMode } from "./permissions.ts";
+import { secretValues } from "./redact.ts";
 import { buildSystemPrompt, type LoadedRules, loadRules, rulesLine } from "./rules.ts";
+import { SESSION_ID, SessionError, SessionLog } from "./session.ts";
 import { agentHome, loadSettings, type Rules, SettingsError } from "./settings.ts";
 import { BackgroundTasks, stopAllCommands } from "./shell.ts";
 import { defaultTools, type ToolRegistry } from "./tools/index.ts";
@@ -30,6 +40,11 @@ interface Session {
   tasks: BackgroundTasks;
   input: StdinLines;
   ui: Ui;
+  // Where the conversation is written; undefined with --no-session.
+  log: SessionLog | undefined;
+  // The conversation so far: what a resumed log held, then every message of this process's runs.
+  history: Message[];
+  readState: ReadState;
   // AGENT.md as the header read it, for the first prompt; each later prompt reads it again.
   agentRules: LoadedRules | undefined;
   // The rules notes already printed, so a REPL says each once.
@@ -45,7 +60,20 @@ interface Options {
   permissionMode?: unknown;
   allow?: unknown;
   deny?: unknown;
+  continue?: unknown;
+  resume?: unknown;
+  session?: unknown;
 }
+
+// Which session a run writes: a new one, the project's latest, a named one, or none.
+type SessionChoice =
+  | { kind: "new" }
+  | { kind: "none" }
+  | { kind: "continue" }
+  | { kind: "resume"; id: string };
+
+// The log being written, for the signal handlers: a Ctrl-C must still record the repair.
+let openLog: SessionLog | undefined;
 
 export async function main(argv: string[]): Promise<number> {
   const cli = cac("agent-code");
@@ -65,11 +93,15 @@ export async function main(argv: string[]): Promise<number> {
     )
     .option("--allow <rule>", 'Run what the rule names without a question, as "Bash(npm test:*)"')
     .option("--deny <rule>", 'Refuse what the rule names, as "Read(.env)" (both repeatable)')
+    .option("-c, --continue", "Go on with this folder's latest session")
+    .option("--resume <id>", "Go on with the session of that id (or its last 6 hex digits)")
+    .option("--no-session", "Write no session log")
     .action(async (words: unknown[], options: Options) => {
       const cwd = resolveCwd(options.cwd);
       const providerName = providerOption(options.provider);
       const maxSteps = maxStepsOption(options.maxSteps);
-      const tools = defaultTools();
+      const choice = sessionOption(options, argv);
+      const tools = defaultTools({ secrets: secretValues(process.env) });
       const home = agentHome(process.env);
       // The user's file, the project's and the flags; what a project may not decide is noted.
       const settings = loadSettings({
@@ -84,13 +116,18 @@ export async function main(argv: string[]): Promise<number> {
         permissionModeOption(options.permissionMode) ?? settings.mode ?? "default";
       const model = options.model === undefined ? DEFAULT_MODEL : String(options.model);
       const baseURL = options.baseUrl === undefined ? undefined : String(options.baseUrl);
-      // The person's AGENT.md and the project's, read before the header that names them.
-      const agentRules = await loadRules({ cwd, home });
       const input = new StdinLines();
       const interactive = process.stdin.isTTY === true;
-      const session: Session = {
+      const provider = createProvider(providerName, model, baseURL);
+      // Opened once the run can start: a usage error or a missing key leaves nothing behind.
+      const log = openSession(choice, { home, cwd });
+      openLog = log;
+      for (const note of log?.notes ?? []) console.error(note);
+      // The person's AGENT.md and the project's, read before the header that names them.
+      const agentRules = await loadRules({ cwd, home });
+      const session = {
         cwd,
-        provider: createProvider(providerName, model, baseURL),
+        provider,
         tools,
         providerName,
         model,
@@ -107,8 +144,11 @@ export async function main(argv: string[]): Promise<number> {
           !interactive,
           wantsColour(process.stdout, process.env),
         ),
+        log,
+        history: log?.messages() ?? [],
+        readState: new ReadState(),
         agentRules,
-        notesShown: new Set(),
+        notesShown: new Set<string>(),
       };
       printNotes(session, agentRules.notes);
       printHeader(session);
@@ -121,6 +161,8 @@ export async function main(argv: string[]): Promise<number> {
         input.close();
         // Background tasks belong to the session: a one-shot run, or a REPL, takes them along.
         session.tasks.stopAll();
+        log?.close();
+        openLog = undefined;
       }
     });
   cli.help();
@@ -174,6 +216,52 @@ function permissionModeOption(value: unknown): PermissionMode | undefined {
   return mode as PermissionMode;
 }
 
+// -c, --resume and --no-session, checked before anything is opened or sent. An id is checked
+// before it becomes part of a path: `../x` never reaches the file system.
+function sessionOption(options: Options, argv: string[]): SessionChoice {
+  const resume = options.resume === undefined ? undefined : typed(argv, "--resume");
+  const continuing = options.continue === true;
+  if (continuing && resume !== undefined) {
+    throw new UsageError("--continue and --resume cannot be used together");
+  }
+  if (options.session === false) {
+    if (continuing) throw new UsageError("--no-session and --continue cannot be used together");
+    if (resume !== undefined) {
+      throw new UsageError("--no-session and --resume cannot be used together");
+    }
+    return { kind: "none" };
+  }
+  if (continuing) return { kind: "continue" };
+  if (resume === undefined) return { kind: "new" };
+  if (!SESSION_ID.test(resume) && !/^[0-9a-f]{6}$/.test(resume)) {
+    throw new UsageError(
+      `--resume: ${JSON.stringify(resume)} is not a session id (they look like 20261201-181502-3f9a1c)`,
+    );
+  }
+  return { kind: "resume", id: resume };
+}
+
+// An option's value as typed: mri has made `--resume 001234` the number 1234, which no String()
+// turns back. The last one counts, as in mri.
+function typed(argv: string[], name: string): string {
+  let value = "";
+  for (const [index, arg] of argv.entries()) {
+    if (arg === name) value = argv[index + 1] ?? "";
+    if (arg.startsWith(`${name}=`)) value = arg.slice(name.length + 1);
+  }
+  return value;
+}
+
+function openSession(
+  choice: SessionChoice,
+  where: { home: string; cwd: string },
+): SessionLog | undefined {
+  if (choice.kind === "none") return undefined;
+  if (choice.kind === "continue") return SessionLog.latest(where);
+  if (choice.kind === "resume") return SessionLog.open(where, choice.id);
+  return SessionLog.create(where);
+}
+
 // A repeated option arrives as a list, a single one as a value, an absent one as undefined.
 function listOption(value: unknown): string[] {
   return value === undefined ? [] : [value].flat().map(String);
@@ -184,6 +272,15 @@ function printHeader(session: Session): void {
   console.log(`cwd: ${session.cwd}`);
   console.log(`provider: ${session.providerName}  model: ${session.model}`);
   if (session.baseURL !== undefined) console.log(`base_url: ${session.baseURL}`);
+  const { log } = session;
+  if (log === undefined) {
+    console.log("session: none");
+  } else if (log.resumed) {
+    const count = session.history.length;
+    console.log(`session: ${log.id} (resumed, ${count} ${count === 1 ? "message" : "messages"})`);
+  } else {
+    console.log(`session: ${log.id}`);
+  }
   const rules = rulesLine(session.agentRules?.files ?? []);
   if (rules !== undefined) console.log(rules);
   console.log("");
@@ -205,20 +302,32 @@ async function systemPrompt(session: Session): Promise<string> {
   return buildSystemPrompt(rules);
 }
 
-// The trace is printed as it happens: a diff and its question appear under their tool_call.
+// The trace is printed as it happens: a diff and its question appear under their tool_call. Each
+// message is written to the log as it joins the conversation, and kept for the REPL's next line.
 async function runOnce(prompt: string, session: Session): Promise<void> {
+  const { log, history } = session;
   const system = await systemPrompt(session);
-  await runAgent(prompt, session.provider, session.tools, {
-    system,
-    cwd: session.cwd,
-    maxSteps: session.maxSteps,
-    permissionMode: session.permissionMode,
-    rules: session.rules,
-    home: session.home,
-    tasks: session.tasks,
-    onTrace: (line) => console.log(line),
-    ui: session.ui,
-  });
+  try {
+    await runAgent(prompt, session.provider, session.tools, {
+      system,
+      history: [...history],
+      record: (message, meta) => {
+        history.push(message);
+        log?.append(message, meta);
+      },
+      readState: session.readState,
+      cwd: session.cwd,
+      maxSteps: session.maxSteps,
+      permissionMode: session.permissionMode,
+      rules: session.rules,
+      home: session.home,
+      tasks: session.tasks,
+      onTrace: (line) => console.log(line),
+      ui: session.ui,
+    });
+  } finally {
+    log?.finish();
+  }
 }
 
 // The one reader of stdin. The REPL's lines and the answers to questions both come from it, so
@@ -250,7 +359,7 @@ class StdinLines implements LineSource {
   }
 }
 
-// Each line is a fresh one-shot run: no history is kept between lines.
+// One session for every line: each line's run starts from the conversation so far.
 async function repl(session: Session): Promise<number> {
   const interactive = process.stdin.isTTY === true;
   const prompt = () => interactive && process.stdout.write("> ");
@@ -287,7 +396,7 @@ function reportError(error: unknown): number {
     console.error(`error: ${error.message}`);
     return 2;
   }
-  if (error instanceof ApiError) {
+  if (error instanceof ApiError || error instanceof SessionError) {
     console.error(`error: ${error.message}`);
     return 1;
   }
@@ -299,17 +408,24 @@ function reportError(error: unknown): number {
 // Ctrl-C stops the run at once, mid-request too, with the code shells give it (128 + SIGINT's 2).
 // A command runs in its own process group, which the terminal's Ctrl-C does not reach: every live
 // one is killed first. So on any other way out: a kill, a closed terminal, the end of the run.
-process.on("SIGINT", () => {
+// The log gets its repair first, synchronously: the calls the model asked for and never saw
+// answered are recorded as interrupted, so the next -c is a conversation the API accepts.
+function stopped(code: number): void {
   stopAllCommands();
-  process.exit(130);
-});
-process.on("SIGTERM", () => {
+  try {
+    openLog?.repairUnanswered("interrupted");
+    openLog?.finish();
+  } catch (error) {
+    console.error(`error: ${(error as Error).message}`);
+  }
+  process.exit(code);
+}
+process.on("SIGINT", () => stopped(130));
+process.on("SIGTERM", () => stopped(143));
+process.on("SIGHUP", () => stopped(129));
+process.on("exit", () => {
   stopAllCommands();
-  process.exit(143);
+  // The lock goes with the process, however it ends.
+  openLog?.close();
 });
-process.on("SIGHUP", () => {
-  stopAllCommands();
-  process.exit(129);
-});
-process.on("exit", stopAllCommands);
 process.exitCode = await main(process.argv);

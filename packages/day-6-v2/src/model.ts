@@ -23,6 +23,8 @@ export interface ModelResponse {
   stopReason: string;
   // The response's content blocks as they came, to be sent back unchanged.
   assistantContent: Anthropic.ContentBlockParam[];
+  // What the request and the answer cost, as the API counted them (the session log keeps it).
+  usage?: { input_tokens: number; output_tokens: number };
 }
 
 // From v2 on, the conversation is the public Messages API shape: tool results are tool_result
@@ -166,8 +168,18 @@ export class AnthropicProvider {
       // Verbatim, thinking blocks and their signatures included: DeepSeek answers a tool-use turn
       // whose thinking did not come back with a 400, and Anthropic checks the signatures.
       assistantContent: response.content,
+      ...usageOf(response),
     };
   }
+}
+
+// The two counts, when the answer has them (an API that leaves usage out is still answered).
+function usageOf(response: Anthropic.Message): Pick<ModelResponse, "usage"> {
+  const usage = response.usage as Partial<Anthropic.Usage> | null | undefined;
+  const input = usage?.input_tokens;
+  const output = usage?.output_tokens;
+  if (typeof input !== "number" || typeof output !== "number") return {};
+  return { usage: { input_tokens: input, output_tokens: output } };
 }
 
 // Anthropic calls the schema input_schema (OpenAI-style APIs call it parameters).

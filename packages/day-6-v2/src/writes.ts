@@ -7,6 +7,7 @@ import path from "node:path";
 import { forTerminal, renderDiff } from "./diff-ui.ts";
 import { agentOwned, backupOrRefuse } from "./file-history.ts";
 import { applyEdit, checkFresh, fsError, resolveInside, shown } from "./fs-safety.ts";
+import { REDACTED_MARK } from "./redact.ts";
 import { type ToolContext, ToolError } from "./tools/index.ts";
 
 // The bytes a file holds now, or undefined when it does not exist yet. A folder is refused.
@@ -151,6 +152,16 @@ function checkFilePath(input: string): void {
   }
 }
 
+// A result showed the model `[redacted:NAME]` where a secret was: written back, it would replace
+// the secret in the file with the marker.
+function refuseRedacted(text: string): void {
+  if (text.includes(REDACTED_MARK)) {
+    throw new ToolError(
+      `refusing to write ${REDACTED_MARK}…]: it stands for a secret agent-code kept from you; nothing written`,
+    );
+  }
+}
+
 // file_write: the whole new content of a file. A new file needs no read; an existing one must
 // have been read in this run and be unchanged since.
 export async function fileWrite(args: Record<string, unknown>, ctx: ToolContext): Promise<string> {
@@ -158,6 +169,7 @@ export async function fileWrite(args: Record<string, unknown>, ctx: ToolContext)
   const content = String(args.content);
   const file = resolveInside(ctx.cwd, input);
   checkFilePath(input);
+  refuseRedacted(content);
   const name = shown(ctx.cwd, file);
   if (agentOwned(name)) throw new ToolError("refusing to change agent-code's backups");
   const before = await currentBytes(file, name);
@@ -222,6 +234,7 @@ export async function fileEdit(args: Record<string, unknown>, ctx: ToolContext):
   const input = String(args.file_path);
   const file = resolveInside(ctx.cwd, input);
   checkFilePath(input);
+  refuseRedacted(String(args.new_string));
   const name = shown(ctx.cwd, file);
   if (agentOwned(name)) throw new ToolError("refusing to change agent-code's backups");
   const before = await currentBytes(file, name);

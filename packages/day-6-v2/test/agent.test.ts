@@ -4,9 +4,10 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { reply, ScriptedProvider, text, thinking, toolUse } from "@agent-code/test-kit";
 import { expect, test } from "vitest";
-import { runAgent } from "../src/agent.ts";
-import { MockProvider, type ModelProvider } from "../src/model.ts";
-import { defaultTools, type ToolContext } from "../src/tools/index.ts";
+import { runAgent, view } from "../src/agent.ts";
+import { type Message, MockProvider, type ModelProvider } from "../src/model.ts";
+import type { RecordMeta } from "../src/session.ts";
+import { defaultTools, type ToolContext, ToolRegistry } from "../src/tools/index.ts";
 
 // These runs read no files: the package's own folder is as good a boundary as any.
 const cwd = fileURLToPath(new URL("..", import.meta.url));
@@ -404,4 +405,132 @@ test("a call the gate allows runs its checks and shows its diff, and is not aske
   expect(person.asked).toEqual([]);
   expect(person.shown).toContain("+x");
   expect(readFileSync(join(dir, "a.txt"), "utf8")).toBe("x\n");
+});
+
+// What a run recorded, in order, as the session log would write it.
+function recorder() {
+  const records: [Message, RecordMeta][] = [];
+  return { records, record: (message: Message, meta: RecordMeta) => records.push([message, meta]) };
+}
+
+const INTERRUPTED = (reason: string) =>
+  `not run: agent-code stopped before this call finished (${reason}); check what it did before you repeat it`;
+
+test("a run starts from its history and records each message, the assistant turn before its tool runs", async () => {
+  const { records, record } = recorder();
+  const seenByTool: number[] = [];
+  const tools = new ToolRegistry();
+  tools.register({
+    name: "look",
+    description: "",
+    run: () => {
+      seenByTool.push(records.length);
+      return "seen";
+    },
+  });
+  const history: Message[] = [
+    { role: "user", content: "one" },
+    { role: "assistant", content: [text("two")] },
+  ];
+  const provider = new ScriptedProvider([
+    reply([toolUse("look", {}, "toolu_1")]),
+    reply([text("done")]),
+  ]);
+  await runAgent("three", provider, tools, { cwd, history, record });
+  provider.assertDone();
+  expect(provider.requests[0]?.messages).toEqual([...history, { role: "user", content: "three" }]);
+  // The prompt and the assistant turn were written when the tool ran.
+  expect(seenByTool).toEqual([2]);
+  expect(records.map(([message, meta]) => [message.role, meta])).toEqual([
+    ["user", {}],
+    ["assistant", { stop: "tool_use" }],
+    ["user", {}],
+    ["assistant", { stop: "end_turn" }],
+  ]);
+  expect(history).toHaveLength(2);
+});
+
+test("a max_tokens reply holding a call records its repair, and the next request alternates", async () => {
+  const { records, record } = recorder();
+  const provider = new ScriptedProvider([
+    reply([toolUse("echo", { text: "x" }, "toolu_1")], { stopReason: "max_tokens" }),
+  ]);
+  const result = await runAgent("go", provider, defaultTools(), { cwd, record });
+  expect(result.final).toBe("stopped: stop_reason=max_tokens");
+  expect(records.at(-1)).toEqual([
+    {
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: "toolu_1",
+          content: INTERRUPTED("max_tokens"),
+          is_error: true,
+        },
+      ],
+    },
+    { repair: "max_tokens" },
+  ]);
+  // The next prompt joins the repair's user message, results first.
+  const next = new ScriptedProvider([reply([text("ok")])]);
+  await runAgent("again", next, defaultTools(), {
+    cwd,
+    history: records.map(([message]) => message),
+  });
+  const sent = (next.requests[0]?.messages ?? []) as Message[];
+  expect(sent.map((message) => message.role)).toEqual(["user", "assistant", "user"]);
+  expect(sent[2]?.content).toEqual([
+    expect.objectContaining({ type: "tool_result", tool_use_id: "toolu_1" }),
+    { type: "text", text: "again" },
+  ]);
+});
+
+test("a tool's bug records the repair for its call, then fails the run", async () => {
+  const { records, record } = recorder();
+  const tools = new ToolRegistry();
+  tools.register({
+    name: "broken",
+    description: "",
+    run: () => {
+      throw new TypeError("boom");
+    },
+  });
+  const provider = new ScriptedProvider([reply([toolUse("broken", {}, "toolu_1")])]);
+  await expect(runAgent("go", provider, tools, { cwd, record })).rejects.toThrow("boom");
+  expect(records.at(-1)?.[1]).toEqual({ repair: "tool_bug" });
+  expect(JSON.stringify(records.at(-1)?.[0])).toContain(INTERRUPTED("tool_bug"));
+  expect(records).toHaveLength(3);
+});
+
+test("a run that ends well records no repair", async () => {
+  const { records, record } = recorder();
+  await runAgent("echo hi", new MockProvider(), defaultTools(), { cwd, record });
+  expect(records.some(([, meta]) => meta.repair !== undefined)).toBe(false);
+  expect(records).toHaveLength(4);
+});
+
+test("the view merges messages of one role, results first, and leaves the log's messages alone", () => {
+  const results: Message = {
+    role: "user",
+    content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "x" }],
+  };
+  const log: Message[] = [
+    { role: "user", content: "one" },
+    { role: "assistant", content: [toolUse("echo", {}, "toolu_1")] },
+    { role: "user", content: "an early prompt" },
+    results,
+    { role: "user", content: "two" },
+  ];
+  const merged = view(log);
+  expect(merged).toHaveLength(3);
+  expect(merged[2]).toEqual({
+    role: "user",
+    content: [
+      { type: "tool_result", tool_use_id: "toolu_1", content: "x" },
+      { type: "text", text: "an early prompt" },
+      { type: "text", text: "two" },
+    ],
+  });
+  expect(log[2]).toEqual({ role: "user", content: "an early prompt" });
+  expect(view([{ role: "user", content: "only" }])).toEqual([{ role: "user", content: "only" }]);
 });

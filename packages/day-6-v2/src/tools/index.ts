@@ -3,6 +3,7 @@
 import type { Ui } from "../diff-ui.ts";
 import type { ReadState } from "../fs-safety.ts";
 import type { ToolCall, ToolResult } from "../model.ts";
+import { redact, type Secret } from "../redact.ts";
 import type { BackgroundTasks } from "../shell.ts";
 import { askUserQuestionTool } from "./ask-user-question.ts";
 import { bashTool } from "./bash.ts";
@@ -69,6 +70,12 @@ export interface Tool {
 
 export class ToolRegistry {
   #tools = new Map<string, Tool>();
+  #secrets: Secret[];
+
+  // The credential values no result may carry (redact.ts).
+  constructor({ secrets = [] }: { secrets?: Secret[] } = {}) {
+    this.#secrets = secrets;
+  }
 
   register(tool: Tool): void {
     this.#tools.set(tool.name, tool);
@@ -82,7 +89,13 @@ export class ToolRegistry {
     return this.#tools.get(name);
   }
 
+  // Every result, an error's too, is redacted before it joins the conversation.
   async run(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
+    const result = await this.#run(call, ctx);
+    return { ...result, content: redact(result.content, this.#secrets) };
+  }
+
+  async #run(call: ToolCall, ctx: ToolContext): Promise<ToolResult> {
     const tool = this.#tools.get(call.name);
     if (!tool) {
       // The model named a tool we do not have: tell it which ones exist instead of failing.
@@ -156,8 +169,8 @@ function jsonType(value: unknown): string {
 }
 
 // The tools a run offers, in the order the model sees them.
-export function defaultTools(): ToolRegistry {
-  const tools = new ToolRegistry();
+export function defaultTools(options: { secrets?: Secret[] } = {}): ToolRegistry {
+  const tools = new ToolRegistry(options);
   tools.register(echoTool);
   tools.register(systemDateTool);
   tools.register(readFileTool);
