@@ -64,8 +64,16 @@ const OPTIONS_TEXT = "options must list 1 to 9 choices";
 const TEN = Array.from({ length: 10 }, (_, n) => `option ${n + 1}`);
 
 // The first user message of each request: in a REPL, the line that started its run.
+// The prompt each request answers: its newest message the person typed (a user message with text,
+// not one of tool results). Each REPL line a fresh run (Day 5) or one session for the REPL (Day 6):
+// either way, the line whose run sent it.
 export function promptsSent(o: Observed): string[] {
-  return o.requests.map((request) => messageText(conversationOf(request)[0]));
+  return o.requests.map((request) => {
+    const typed = conversationOf(request).filter(
+      (message) => (message as { role?: string })?.role === "user" && messageText(message) !== "",
+    );
+    return messageText(typed.at(-1));
+  });
 }
 
 // The core scenario ask-skip-text judges again, on the same run.

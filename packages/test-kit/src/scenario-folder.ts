@@ -2,6 +2,7 @@
 // it. Judgements see only that data (`observed.files`, `observed.outsideChanged`), never the live
 // folder, which is removed once the run ends: a run shared by several scenarios (decision 0030)
 // is judged on what it left, however late the judging comes.
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   lstatSync,
@@ -15,12 +16,14 @@ import {
 } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
-/** What a scenario may write at a path: text, bytes, a symbolic link, or text with a set mtime. */
+/** What a scenario may write at a path: text, bytes, a symbolic link, text with a set mtime, a FIFO. */
 export type FileEntry =
   | string
   | Uint8Array
   | { symlink: string }
-  | { text: string | Uint8Array; mtime: Date | number };
+  | { text: string | Uint8Array; mtime: Date | number }
+  // A named pipe nobody writes to (POSIX only: made with mkfifo): a read of it waits forever.
+  | { fifo: true };
 
 /**
  * A file as the run left it: its text (UTF-8, at most 1 MiB, no NUL byte), else the hash and size
@@ -50,6 +53,8 @@ export function writeFiles(root: string, files: Record<string, FileEntry>): void
       writeFileSync(target, entry);
     } else if ("symlink" in entry) {
       symlinkSync(entry.symlink, target);
+    } else if ("fifo" in entry) {
+      execFileSync("mkfifo", [target]);
     } else {
       writeFileSync(target, entry.text);
       const when = new Date(entry.mtime);

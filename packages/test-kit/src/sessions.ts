@@ -3,7 +3,7 @@
 // chain, and a lock file held by a given process. Scenarios write these into a run's home with
 // `homeFiles`, then damage or hold them, to see what a project does with a log it did not write.
 import { createHash } from "node:crypto";
-import { realpathSync } from "node:fs";
+import { existsSync, realpathSync } from "node:fs";
 import { basename } from "node:path";
 
 // A session id: the UTC time it began, then six hex digits.
@@ -13,7 +13,8 @@ export const SESSION_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;
 // hash of its real path, so two folders of one name never share a key. The name is lower-cased,
 // each run of characters outside [a-z0-9._-] becomes one `-`, and it is cut at 40 characters.
 export function projectKey(cwd: string): string {
-  const real = realpathSync(cwd);
+  // A folder that is not there yet (the budget's probe of a scenario) has no other real path.
+  const real = existsSync(cwd) ? realpathSync(cwd) : cwd;
   const name =
     basename(real)
       .toLowerCase()
