@@ -26,6 +26,8 @@ export const REPLAYS: Record<string, string[]> = {
   "day-5-v3": ["ask-select"],
   "day-5-v4": ["bg-started-text"],
   "day-5-v5": ["rule-compound-and"],
+  "day-6-v1": ["session-planted-log-resumes", "session-damaged-middle"],
+  "day-6-v2": ["rules-reach-model"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",

@@ -22,10 +22,12 @@ test("drops the leading `--` that `pnpm agent-code -- …` passes on, so the pro
 
 test("runs the newest stage offline in the directory pnpm was called from", async () => {
   const caller = realpathSync(mkdtempSync(join(tmpdir(), "caller-")));
+  // The stage keeps its session under AGENT_CODE_HOME: a folder of the test's, never the tester's.
+  const home = mkdtempSync(join(tmpdir(), "home-"));
   const run = await runCli(
     ["node", script],
     ["--provider", "mock", "echo hi using the echo tool"],
-    { env: { INIT_CWD: caller } },
+    { env: { INIT_CWD: caller, AGENT_CODE_HOME: home } },
   );
   expect(run.exitCode).toBe(0);
   expect(run.stdoutLines.slice(0, 3)).toEqual([
@@ -33,6 +35,7 @@ test("runs the newest stage offline in the directory pnpm was called from", asyn
     `cwd: ${caller}`,
     "provider: mock  model: deepseek-v4-flash",
   ]);
+  expect(run.stdoutLines[3]).toMatch(/^session: \d{8}-\d{6}-[0-9a-f]{6}$/);
   expect(run.trace.at(-1)).toEqual({ kind: "final", text: "echo tool returned: hi" });
 }, 30_000);
 

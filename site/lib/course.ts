@@ -50,6 +50,10 @@ export const COURSE: CourseGroup[] = [
     ],
   },
   {
+    text: "Day 6",
+    entries: [{ page: "day-6.md", steps: true }],
+  },
+  {
     text: "Challenges",
     entries: [
       { page: "day-1.md#challenges", text: "Day 1 challenges" },

@@ -106,6 +106,8 @@ async function session(
       ...inherited,
       ANTHROPIC_BASE_URL: server.url,
       ANTHROPIC_AUTH_TOKEN: "sk-pty-test",
+      // The session log goes to a home of the test's own, never the tester's ~/.agent-code.
+      AGENT_CODE_HOME: path.join(work, ".home"),
       TERM: "xterm",
     };
     const argv = ["node", path.join(packageDir, "dist/agent-code.mjs"), "-C", work];

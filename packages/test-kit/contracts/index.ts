@@ -20,6 +20,8 @@ import { day5v2 } from "./day-5-v2.ts";
 import { day5v3 } from "./day-5-v3.ts";
 import { day5v4 } from "./day-5-v4.ts";
 import { day5v5 } from "./day-5-v5.ts";
+import { day6v1 } from "./day-6-v1.ts";
+import { day6v2 } from "./day-6-v2.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -41,6 +43,8 @@ export const contracts: Contract[] = [
   day5v4,
   day5v5,
   day5challenges,
+  day6v1,
+  day6v2,
   appendixProviders,
 ];
 
