@@ -27,7 +27,7 @@ import type { Message } from "./model.ts";
 export const SESSION_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;
 const SHORT_ID = /^[0-9a-f]{6}$/;
 const FORMAT = 1;
-const WRITER = "agent-code day-6-v1";
+const WRITER = "agent-code day-6-v2";
 
 // Why a call got a synthetic result instead of its own.
 export type RepairReason = "interrupted" | "max_tokens" | "tool_bug" | "stop_reason";

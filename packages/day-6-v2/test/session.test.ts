@@ -126,7 +126,7 @@ test("a new session writes its header at the first message, each line chained to
     id: log.id,
     cwd: realpathSync(where.cwd),
     created: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
-    by: "agent-code day-6-v1",
+    by: "agent-code day-6-v2",
     prev: null,
   });
   expect(Object.keys(second)).toEqual(["seq", "type", "time", "message", "stop", "usage", "prev"]);
