@@ -7,6 +7,8 @@ import {
   findContract,
   type PreparedScenario,
   prepareScenario,
+  type RunObserved,
+  type RunSpec,
   type Scenario,
 } from "@agent-code/test-kit";
 import { requireStage, UsageError } from "./command.ts";
@@ -35,6 +37,22 @@ export interface CourseModel {
   typed: string[];
   // How many replies the script holds.
   replies: number;
+  // The scenario's later runs (`runs`), in order: the learner starts each once the one before it
+  // has finished (decision 0071's addendum).
+  later: LaterRun[];
+}
+
+export interface LaterRun {
+  // Its place among the scenario's runs: 1 for the second.
+  index: number;
+  spec: RunSpec;
+  // The earlier runs whose output its arguments are built from (0 for the first): the learner
+  // pastes what those printed before its line can be printed.
+  reads: number[];
+  // Whether its line waits until the learner says the run before it has finished: when it reads
+  // an earlier run's output, or when the scenario changes files between runs (`between`).
+  waits: boolean;
+  typed: string[];
 }
 
 // The scenario a page or a learner names, by id or by an old id (an alias).
@@ -61,11 +79,6 @@ export function findScenario(reference: string): { stage: string; scenario: Scen
       `${stage}/${id} sends no request: it needs no model, run it with pnpm check`,
     );
   }
-  if (scenario.runs !== undefined) {
-    throw new UsageError(
-      `${stage}/${id} runs your agent several times in a row: run it with pnpm check`,
-    );
-  }
   if ((scenario.startIn ?? "project") !== "project") {
     throw new UsageError(
       `${stage}/${id} starts your agent in a folder of its own: run it with pnpm check`,
@@ -80,39 +93,139 @@ export async function startCourseModel(reference: string, seed?: number): Promis
     key: COURSE_MODEL_KEY,
     ...(seed === undefined ? {} : { seed }),
   });
-  const names = [
-    ...ALWAYS,
-    ...(prepared.web === undefined ? [] : WEB),
-    ...(stage.startsWith("appendix-") ? OPENAI : []),
-    ...Object.keys(scenarioEnv(scenario, prepared)),
-  ];
-  const unique = [...new Set(names)];
-  const unset = unique.filter((name) => prepared.env[name] === undefined);
-  const set = unique.filter((name) => prepared.env[name] !== undefined);
-  const words = [
-    ...(unset.length === 0 ? [] : ["env", ...unset.flatMap((name) => ["-u", name])]),
-    ...set.map((name) => `${name}=${shellQuote(prepared.env[name] ?? "")}`),
-    "pnpm",
-    "start",
-    "--",
-    ...prepared.args.map(shellQuote),
-  ];
-  const typed = (scenario.stdin ?? "").split("\n").filter((line, index, all) => {
-    return !(line === "" && index === all.length - 1);
+  const later = (scenario.runs ?? []).map((spec, offset): LaterRun => {
+    const index = offset + 1;
+    const { reads } = laterArgs(prepared, spec, index, []);
+    return {
+      index,
+      spec,
+      reads,
+      waits: reads.length > 0 || scenario.between !== undefined,
+      typed: typedLines(spec.stdin),
+    };
   });
   return {
     stage,
     scenario,
     prepared,
-    command: words.join(" "),
-    typed,
+    command: commandLine(stage, scenario, prepared, prepared.args),
+    typed: typedLines(scenario.stdin),
     replies: prepared.steps.length,
+    later,
   };
+}
+
+// The line that starts one run: the variables, then `pnpm start -- <args>`. A later run's own
+// variables (its `env`) go over the scenario's.
+function commandLine(
+  stage: string,
+  scenario: Scenario,
+  prepared: PreparedScenario,
+  args: string[],
+  spec?: RunSpec,
+): string {
+  const own = typeof spec?.env === "function" ? spec.env(prepared.context) : (spec?.env ?? {});
+  const env: Record<string, string | undefined> = { ...prepared.env, ...own };
+  const names = [
+    ...ALWAYS,
+    ...(prepared.web === undefined ? [] : WEB),
+    ...(stage.startsWith("appendix-") ? OPENAI : []),
+    ...Object.keys(scenarioEnv(scenario, prepared)),
+    ...Object.keys(own),
+  ];
+  const unique = [...new Set(names)];
+  const unset = unique.filter((name) => env[name] === undefined);
+  const set = unique.filter((name) => env[name] !== undefined);
+  const words = [
+    ...(unset.length === 0 ? [] : ["env", ...unset.flatMap((name) => ["-u", name])]),
+    ...set.map((name) => `${name}=${shellQuote(env[name] ?? "")}`),
+    "pnpm",
+    "start",
+    "--",
+    ...args.map(shellQuote),
+  ];
+  return words.join(" ");
+}
+
+function typedLines(stdin: string | undefined): string[] {
+  return (stdin ?? "").split("\n").filter((line, index, all) => {
+    return !(line === "" && index === all.length - 1);
+  });
 }
 
 function scenarioEnv(scenario: Scenario, prepared: PreparedScenario): Record<string, unknown> {
   const { env } = scenario;
   return typeof env === "function" ? env(prepared.context) : (env ?? {});
+}
+
+// A later run's arguments, built from what the earlier runs printed as far as it is known
+// (`outputs[i]`: what the learner pasted of run i + 1's output; nothing else of a run is known
+// here, so its exit code reads null and its stderr empty), and which earlier runs they read.
+function laterArgs(
+  prepared: PreparedScenario,
+  spec: RunSpec,
+  index: number,
+  outputs: (string | undefined)[],
+): { args: string[]; reads: number[] } {
+  const { args } = spec;
+  if (typeof args !== "function") return { args, reads: [] };
+  const reads = new Set<number>();
+  const runs: RunObserved[] = Array.from({ length: index }, (_, run) => {
+    const stdout = outputs[run] ?? "";
+    return {
+      trace: [],
+      stdout,
+      stdoutLines: stdout === "" ? [] : stdout.replace(/\n$/, "").split("\n"),
+      stderr: "",
+      exitCode: null,
+      signal: null,
+      durationMs: 0,
+      firstRequest: 0,
+      endRequest: 0,
+    };
+  });
+  const before = new Proxy(runs, {
+    get(target, key, receiver) {
+      if (typeof key === "string" && /^\d+$/.test(key)) reads.add(Number(key));
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  const built = args(prepared.context, before);
+  return { args: built, reads: [...reads].filter((run) => run < index).sort((a, b) => a - b) };
+}
+
+// The line that starts a later run, given what the learner pasted of the runs it reads.
+export function laterCommand(
+  model: CourseModel,
+  run: LaterRun,
+  outputs: (string | undefined)[] = [],
+): string {
+  const { args } = laterArgs(model.prepared, run.spec, run.index, outputs);
+  return commandLine(model.stage, model.scenario, model.prepared, args, run.spec);
+}
+
+// What the command prints for a later run: `then:`, its line, and what to type.
+export function laterLines(
+  model: CourseModel,
+  run: LaterRun,
+  outputs: (string | undefined)[] = [],
+): string[] {
+  return ["then:", `  ${laterCommand(model, run, outputs)}`, ...typedLine(run.typed)];
+}
+
+// What the command asks before a later run's line that waits: that the run before has finished,
+// and what it printed when the line is built from it.
+export function waitLine(run: LaterRun): string {
+  const finished = `when run ${run.index} has finished`;
+  if (run.reads.length === 0)
+    return `${finished}, press Enter here for run ${run.index + 1}'s line`;
+  const names = run.reads.map((read) => `run ${read + 1}`).join(" and ");
+  return `${finished}, paste here what ${names} printed (run ${run.index + 1}'s line is made from it), then an empty line`;
+}
+
+function typedLine(typed: string[]): string[] {
+  if (typed.length === 0) return [];
+  return [`then type, a line at a time: ${typed.map((line) => shellQuote(line)).join(", ")}`];
 }
 
 // What the command prints before it waits: the scenario, the folder, the line to type.
@@ -122,6 +235,11 @@ export function introLines(model: CourseModel): string[] {
   const lines = [
     `course model: ${stage}/${scenario.id}, ${scenario.title}`,
     `its script holds ${replies} ${replies === 1 ? "reply" : "replies"}, given in order whatever the prompt says`,
+    ...(model.later.length === 0
+      ? []
+      : [
+          `it runs your agent ${model.later.length + 1} times, one after the other, in the same folder and home`,
+        ]),
     ...(scenario.files === undefined && scenario.homeFiles === undefined
       ? []
       : [`folder: ${prepared.context.dir} (work/ is where your agent works, home/ its settings)`]),
@@ -129,10 +247,15 @@ export function introLines(model: CourseModel): string[] {
     "in your project, in a second terminal:",
     `  ${model.command}`,
   ];
-  if (model.typed.length > 0) {
-    lines.push(
-      `then type, a line at a time: ${model.typed.map((line) => shellQuote(line)).join(", ")}`,
-    );
+  lines.push(...typedLine(model.typed));
+  // The later runs' lines that need nothing from the learner come at once, up to the first that
+  // waits; the command prints the rest as the learner goes (laterLines, waitLine).
+  for (const run of model.later) {
+    if (run.waits) {
+      lines.push(waitLine(run));
+      break;
+    }
+    lines.push(...laterLines(model, run));
   }
   lines.push("");
   if (server !== undefined)
