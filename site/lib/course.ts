@@ -66,6 +66,7 @@ export const COURSE: CourseGroup[] = [
     text: "Reference",
     entries: [
       { page: "protocol.md", text: "The protocol in one page" },
+      { page: "session-format.md", text: "The session log format" },
       { page: "appendix-providers.md" },
     ],
   },
