@@ -326,6 +326,8 @@ describe("the navigation", () => {
       "Day 5, v4",
       "Day 5, v5",
       "Day 5, challenges",
+      "Day 6, v1",
+      "Day 6, v2",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });
