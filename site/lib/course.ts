@@ -51,7 +51,10 @@ export const COURSE: CourseGroup[] = [
   },
   {
     text: "Day 6",
-    entries: [{ page: "day-6.md", steps: true }],
+    entries: [
+      { page: "day-6.md", steps: true },
+      { page: "day-6-rules.md", steps: true },
+    ],
   },
   {
     text: "Challenges",

@@ -1,4 +1,4 @@
-// Day 6, v2: rules the model always sees (taught in docs/day-6.md): a project's AGENT.md, and the
+// Day 6, v2: rules the model always sees (taught in docs/day-6-rules.md): a project's AGENT.md, and the
 // person's own in the home folder, reach the model in every request. The core scenarios ask only
 // that the rules' text is sent (in `system` or in a message) and that a huge file is not sent
 // whole; their twins carry this course's `system` blocks, header line and cut marker.
@@ -10,8 +10,8 @@ import { drawWord } from "../src/vary.ts";
 import { day6v1 } from "./day-6-v1.ts";
 import { answerWithResults, twinOf } from "./shared.ts";
 
-const V2 = "docs/day-6.md#v2-rules-the-model-always-sees";
-const SAFE = "docs/day-6.md#rules-read-through-the-boundary";
+const V2 = "docs/day-6-rules.md#v2-rules-the-model-always-sees";
+const SAFE = "docs/day-6-rules.md#rules-read-through-the-boundary";
 
 const POSIX: NodeJS.Platform[] = ["linux", "darwin"];
 // The budget both AGENT.md files share, and the size of the file that overflows it.
