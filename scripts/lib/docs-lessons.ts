@@ -799,6 +799,15 @@ const BINDINGS: Record<string, string[]> = {
   ArrowFunctionExpression: ["params"],
   CatchClause: ["param"],
   TSTypeParameter: ["name"],
+  // The parameters of a signature with no body name nothing the file uses:
+  // `complete(messages: Message[], options?: CompleteOptions)` in an interface.
+  TSMethodSignature: ["params"],
+  TSCallSignatureDeclaration: ["params"],
+  TSConstructSignatureDeclaration: ["params"],
+  TSFunctionType: ["params"],
+  TSConstructorType: ["params"],
+  TSDeclareFunction: ["params"],
+  TSEmptyBodyFunctionExpression: ["params"],
 };
 
 function visit(

@@ -17,6 +17,7 @@ import {
   STARTER,
   stageFiles,
   stagePatch,
+  usedNames,
 } from "../lib/docs-lessons.ts";
 import { type Block, fenceConflict, scanPage } from "../lib/docs-pages.ts";
 import { normalise } from "../lib/docs-replays.ts";
@@ -647,6 +648,23 @@ test("a name used before the page imports it fails where the learner next compil
     imported.filter((problem) => problem.includes("uses BackgroundTasks in src/tools/index.ts")),
   ).toEqual([]);
   expect(imported.length).toBeGreaterThan(0);
+});
+
+test("the parameters of a signature are no use of a top-level name of the same spelling", () => {
+  // day-6-v2's model.ts: an interface method's `options` is not permissions.ts's `options`.
+  const source = [
+    "interface Provider { complete(messages: Message[], options?: Options): void }",
+    "type Callback = (value: string) => void;",
+    "interface Maker { new (size: number): Provider; (count: number): void }",
+    "type Make = new (width: number) => Provider;",
+    "declare function run(step: number): void;",
+    "abstract class Base { abstract go(depth: number): void }",
+  ].join("\n");
+  const used = usedNames(source, "model.ts");
+  for (const name of ["messages", "options", "value", "size", "count", "width", "step", "depth"]) {
+    expect(used.has(name), name).toBe(false);
+  }
+  expect(used.has("Options")).toBe(true);
 });
 
 test("a diff that declares again what a code block above declared fails as a repeated declaration", () => {
