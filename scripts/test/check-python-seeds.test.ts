@@ -14,7 +14,8 @@
 // costs minutes. day-1 and day-2-v1 add their whole contracts (day-2-v1 keeps none of day-1's), so
 // their checks run whole and still name the stage passed; every later stage runs with `--only`
 // for each id it adds. What stays pinned is each deviation: a stage's conformance notes (those
-// among the scenarios run), the published project's misses, and each broken variant's failure.
+// among the scenarios run), the core scenarios a stage's course text fails on purpose (Day 6's),
+// the published project's misses, and each broken variant's failure.
 import { findContract } from "@agent-code/test-kit";
 import { describe, expect, test } from "vitest";
 import {
@@ -1722,6 +1723,288 @@ describe.skipIf(!HAS_PYTHON)(
       expect(run.stdout).toContain(
         "      - the run should end within 8 s (a background command goes on alone: the run does not wait its 12 s)\n",
       );
+    }, 30_000);
+  },
+);
+
+// Day 6 from the origin's session.py and project_memory.py. v1: `Session.create`, `load_latest`
+// (newest by mtime) and `load_id`, each log `.agent/sessions/<abs cwd with / : \ as _>/<uuid4
+// hex[:12]>.jsonl` in the project, one `{"role", "content", "timestamp"}` a line; `history` skips
+// a line that is not JSON. The loop starts from the history and the new prompt, writes the prompt
+// at once, each assistant turn and its results after the round, and the last assistant turn at
+// the end; `-c` wins over `--resume`, either fails with exit 1 when nothing is found; the header
+// says `session: <id>`, `(resumed)` after it; the REPL keeps one session and reads it again for
+// each line. v2: `AGENT.md` of the cwd (symlinks followed), cut at 50 KB, in `<project-rules>`
+// after `_SYSTEM_CORE`, built once and sent as `system` in every request, one-shot and REPL alike.
+const DAY_6_SESSION = String.raw`
+from datetime import timezone
+
+
+def _sanitize_cwd(cwd):
+    return str(cwd).replace("/", "_").replace(":", "_").replace("\\", "_")
+
+
+def _sessions_dir(cwd):
+    folder = cwd / ".agent" / "sessions" / _sanitize_cwd(cwd)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class Session:
+    def __init__(self, session_id, path, resumed=False):
+        self.id = session_id
+        self.path = path
+        self.resumed = resumed
+
+    @classmethod
+    def create(cls, cwd):
+        session_id = uuid.uuid4().hex[:12]
+        return cls(session_id, _sessions_dir(cwd) / f"{session_id}.jsonl")
+
+    @classmethod
+    def load_latest(cls, cwd):
+        logs = sorted(_sessions_dir(cwd).glob("*.jsonl"), key=lambda log: log.stat().st_mtime)
+        return cls(logs[-1].stem, logs[-1], resumed=True) if logs else None
+
+    @classmethod
+    def load_id(cls, cwd, session_id):
+        path = _sessions_dir(cwd) / f"{session_id}.jsonl"
+        return cls(session_id, path, resumed=True) if path.exists() else None
+
+    def history(self):
+        messages = []
+        if not self.path.exists():
+            return messages
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            try:
+                data = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            messages.append({"role": data["role"], "content": data["content"]})
+        return messages
+
+    def append_messages(self, messages):
+        with open(self.path, "a", encoding="utf-8") as handle:
+            for message in messages:
+                record = {"role": message["role"], "content": message["content"],
+                          "timestamp": datetime.now(timezone.utc).isoformat()}
+                handle.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def open_session(options):
+    cwd = Path(options.cwd).resolve()
+    if options.continue_session:
+        session = Session.load_latest(cwd)
+        if session is None:
+            print("No previous session found in this directory.", file=sys.stderr)
+            sys.exit(1)
+    elif options.resume:
+        session = Session.load_id(cwd, options.resume)
+        if session is None:
+            print(f"Session not found: {options.resume}", file=sys.stderr)
+            sys.exit(1)
+    else:
+        session = Session.create(cwd)
+    return session
+
+
+MAX_AGENT_MD_BYTES = 50 * 1024
+_SYSTEM_CORE = ("You are agent-code, a coding agent running in a CLI harness. You can read, search "
+                "and edit files in the working directory, fetch and search the web, and run shell "
+                "commands through your tools. Use a tool when the task needs one; otherwise answer "
+                "directly.")
+
+
+def load_agent_md(cwd):
+    path = cwd / "AGENT.md"
+    if not path.exists():
+        return ""
+    data = path.read_text(encoding="utf-8", errors="replace").encode("utf-8")
+    if len(data) > MAX_AGENT_MD_BYTES:
+        return data[:MAX_AGENT_MD_BYTES].decode("utf-8", errors="ignore") + "\n...[truncated]"
+    return data.decode("utf-8")
+
+
+def build_system_prompt(cwd):
+    rules = load_agent_md(cwd).strip()
+    if not rules:
+        return _SYSTEM_CORE
+    return f"{_SYSTEM_CORE}\n\n<project-rules>\n{rules}\n</project-rules>"
+
+
+def run_tool(name, args):`;
+
+const DAY_6_EDITS: [string, string][] = [
+  ...atDay5("day-5-v5"),
+  ['STAGE = "day-5-v5"', 'STAGE = "day-6-v1"'],
+  [
+    '"day-5-v4", "day-5-v5"].index(STAGE)',
+    '"day-5-v4", "day-5-v5", "day-6-v1", "day-6-v2"].index(STAGE)',
+  ],
+  ["\n\ndef run_tool(name, args):", DAY_6_SESSION],
+  ["def mock(messages, tools):", "def mock(messages, tools, system=None):"],
+  [
+    '    def complete(messages, tools):\n        body = {"model": model, "max_tokens": 1024, "messages": messages}\n',
+    '    def complete(messages, tools, system=None):\n        body = {"model": model, "max_tokens": 1024, "messages": messages}\n' +
+      "        if system:\n" +
+      '            body["system"] = system\n',
+  ],
+  [
+    'def run_agent(prompt, complete, max_steps):\n    tools = TOOLS if LEVEL >= 2 else None\n    messages = [{"role": "user", "content": prompt}]\n',
+    "def run_agent(prompt, complete, max_steps, session=None, system=None):\n" +
+      "    tools = TOOLS if LEVEL >= 2 else None\n" +
+      "    history = session.history() if session else []\n" +
+      '    messages = history + [{"role": "user", "content": prompt}]\n' +
+      "    if session:\n" +
+      "        session.append_messages(messages[-1:])\n",
+  ],
+  [
+    "        reply = complete(messages, tools)\n",
+    "        reply = complete(messages, tools, system)\n",
+  ],
+  [
+    '            print("final: " + "".join(texts))\n            return\n',
+    '            print("final: " + "".join(texts))\n' +
+      "            if session:\n" +
+      "                session.append_messages(messages[-1:])\n" +
+      "            return\n",
+  ],
+  [
+    '            print(f"final: Stopped: stop_reason={stop}")\n            return\n',
+    '            print(f"final: Stopped: stop_reason={stop}")\n' +
+      "            if session:\n" +
+      "                session.append_messages(messages[-1:])\n" +
+      "            return\n",
+  ],
+  [
+    '        messages.append({"role": "user", "content": results})\n',
+    '        messages.append({"role": "user", "content": results})\n' +
+      "        if session:\n" +
+      "            session.append_messages(messages[-2:])\n",
+  ],
+  ["def header(options):", "def header(options, session=None):"],
+  [
+    "    print()\n\n\ndef repl(complete, options):",
+    "    if session:\n" +
+      '        print(f"session: {session.id}" + (" (resumed)" if session.resumed else ""))\n' +
+      "    print()\n\n\ndef repl(complete, options, session=None, system=None):",
+  ],
+  [
+    "            run_agent(line, complete, options.max_steps)",
+    "            run_agent(line, complete, options.max_steps, session, system)",
+  ],
+  [
+    "    options = parser.parse_args()\n    global MODE\n",
+    '    parser.add_argument("--resume")\n' +
+      '    parser.add_argument("--continue", "-c", dest="continue_session", action="store_true")\n' +
+      "    options = parser.parse_args()\n    global MODE\n",
+  ],
+  [
+    "    header(options)\n    os.chdir(options.cwd)\n",
+    "    session = open_session(options)\n" +
+      "    system = build_system_prompt(Path(options.cwd).resolve()) if LEVEL >= 17 else None\n" +
+      "    header(options, session)\n    os.chdir(options.cwd)\n",
+  ],
+  [
+    "        run_agent(options.prompt, complete, options.max_steps)",
+    "        run_agent(options.prompt, complete, options.max_steps, session, system)",
+  ],
+  ["        repl(complete, options)", "        repl(complete, options, session, system)"],
+];
+
+const atDay6 = (stage: string): [string, string][] => [
+  ...DAY_6_EDITS,
+  ['STAGE = "day-6-v1"', `STAGE = "${stage}"`],
+];
+
+// Day 6 v1's notes: the log is in the project (`.agent/sessions`) with the origin's id, modes and
+// texts; `-c` wins over `--resume`, whose id is not checked (exit 1, not a usage error); no lock, no
+// repair record, no redaction; the header's `session:` line without its count;
+// the torn line is skipped but the next append is glued to it, so run 3 loses run 2's prompt; a
+// log planted in this course's place is not found. The REPL's request and the resumed one are the
+// same bytes (session-resume-byte-identical passes): both send the log as it was read.
+const DAY_6_V1_NOTES = [
+  "session-continue-private",
+  "session-torn-line-text",
+  "session-interrupted-tool-once",
+  "session-bad-flags",
+  "session-missing-text",
+  "session-damaged-middle",
+  "session-planted-log-resumes",
+  "session-symlinked-folder",
+  "session-lock",
+  "session-secret-redacted",
+  "header",
+];
+// What the origin's loop, read literally, fails on purpose, as the published course fails
+// parallel-tool-calls (PUBLISHED_MISSES): a reply cut by max_tokens while it holds a tool_use ends
+// the run, and the last assistant turn is written as it came, its call without a result; the next
+// `-c` sends it, and the API answers 400 (`tool_use ids were found without tool_result blocks`),
+// which urllib raises. docs/python-learners.md names it; the test below shows its remedy passing.
+// session-interrupted-tool passes as the origin writes: Ctrl-C loses the whole round (it is written
+// only after its tools ran), so no call is left unanswered, and the next prompt follows the first
+// as a second user message, which the API accepts.
+const DAY_6_V1_MISSES = ["session-max-tokens-tool-use"];
+// Day 6 v2's notes: no `source` attribute and no `rules:` header line, a cut at 50 KB without this
+// course's marker, and a symlinked AGENT.md followed out of the project.
+const DAY_6_V2_NOTES = ["rules-reach-model-text", "rules-capped-text", "rules-unsafe-files"];
+
+// The remedy docs/python-learners.md gives: when a run stops with calls unanswered, write an
+// is_error result for each after the assistant turn.
+const ANSWER_THE_CUT_CALL: [string, string] = [
+  '            print(f"final: Stopped: stop_reason={stop}")\n' +
+    "            if session:\n" +
+    "                session.append_messages(messages[-1:])\n",
+  '            print(f"final: Stopped: stop_reason={stop}")\n' +
+    "            if session:\n" +
+    '                cut = [{"type": "tool_result", "tool_use_id": block["id"], "is_error": True,\n' +
+    '                        "content": f"not run: the reply stopped on {stop}"}\n' +
+    '                       for block in reply["content"] if block["type"] == "tool_use"]\n' +
+    '                answers = [{"role": "user", "content": cut}] if cut else []\n' +
+    "                session.append_messages(messages[-1:] + answers)\n",
+];
+
+describe.skipIf(!HAS_PYTHON)(
+  "a Python Day 6 written from the origin course (needs python3)",
+  () => {
+    test.each([
+      ["day-6-v1", DAY_6_V1_NOTES, DAY_6_V1_MISSES, "session-continue"],
+      ["day-6-v2", DAY_6_V2_NOTES, [], "rules-reach-model"],
+    ] as const)(
+      "passes every core scenario %s adds but its pinned misses; each other miss is a conformance note",
+      async (stage, notes, misses, oneItAdds) => {
+        expect(addedIds(stage)).toContain(oneItAdds);
+        const command = write(stage.replaceAll("-", "_"), AGENT_CODE, atDay6(stage));
+        await passesWhatItAdds(stage, command, notes, misses);
+      },
+      WHOLE_CONTRACT_MS,
+    );
+
+    test("answering the cut call when the run stops: session-max-tokens-tool-use passes", async () => {
+      const command = write("day_6_v1_answers_the_cut_call", AGENT_CODE, [
+        ...atDay6("day-6-v1"),
+        ANSWER_THE_CUT_CALL,
+      ]);
+      const only = ["--only", "session-max-tokens-tool-use"];
+      const run = await check(["day-6-v1", "--cmd", command, ...only]);
+      expect(run.stdoutLines).toContain(
+        "PASS  run 1's reply stops on max_tokens holding a tool_use; run 2 with -c is accepted all the same  [session-max-tokens-tool-use]",
+      );
+      expect(run.exitCode).toBe(0);
+    }, 30_000);
+
+    // The origin's Day 6 snapshot: its one-shot branch calls run_once without the system prompt.
+    test("the system prompt only in the REPL, as the snapshot's cli.py: rules-reach-model fails", async () => {
+      const command = write("day_6_v2_rules_only_in_the_repl", AGENT_CODE, [
+        ...atDay6("day-6-v2"),
+        [
+          "        run_agent(options.prompt, complete, options.max_steps, session, system)",
+          "        run_agent(options.prompt, complete, options.max_steps, session)",
+        ],
+      ]);
+      const run = await check(["day-6-v2", "--cmd", command, "--only", "rules-reach-model"]);
+      expect(run.exitCode).toBe(1);
+      expect(failIds(run.stdoutLines)).toEqual(["rules-reach-model"]);
     }, 30_000);
   },
 );
