@@ -33,7 +33,12 @@ async function runsInDir(stage: string, command: string[], form: string[]): Prom
   // A `--` must come first; the other options may follow it or the form.
   const run = await runCli(command, [...form, ...mock, prompt], {
     cwd: stageDir(stage),
-    env: { ANTHROPIC_AUTH_TOKEN: "test-key", ANTHROPIC_BASE_URL: "http://127.0.0.1:9" },
+    // From Day 6 a run keeps its session under AGENT_CODE_HOME: the test's folder, not the tester's.
+    env: {
+      ANTHROPIC_AUTH_TOKEN: "test-key",
+      ANTHROPIC_BASE_URL: "http://127.0.0.1:9",
+      AGENT_CODE_HOME: join(dir, ".agent-code-home"),
+    },
     timeoutMs: 60_000,
   });
   const header = run.stdoutLines.indexOf("Agent Code");
