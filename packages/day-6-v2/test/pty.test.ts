@@ -107,7 +107,7 @@ async function session(
       ANTHROPIC_BASE_URL: server.url,
       ANTHROPIC_AUTH_TOKEN: "sk-pty-test",
       // The session log goes to a home of the test's own, never the tester's ~/.agent-code.
-      AGENT_CODE_HOME: path.join(work, ".home"),
+      AGENT_CODE_HOME: path.join(base, `${name}-home`),
       TERM: "xterm",
     };
     const argv = ["node", path.join(packageDir, "dist/agent-code.mjs"), "-C", work];
