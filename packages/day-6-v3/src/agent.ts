@@ -1,6 +1,13 @@
 // The agent loop: ask the model, run the tools it asks for, hand the results back, ask again,
 // until the model answers without tools or the step budget runs out.
 import type Anthropic from "@anthropic-ai/sdk";
+import {
+  type Compacted,
+  compact,
+  DEFAULT_COMPACT_AT,
+  estimateTokens,
+  shouldCompact,
+} from "./compact.ts";
 import { NO_UI, type Ui } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
 import type { Message, ModelProvider, ModelResponse, ToolResult } from "./model.ts";
@@ -44,6 +51,10 @@ export interface AgentOptions {
   readState?: ReadState;
   // The system prompt (rules.ts), the same in every model call of this run.
   system?: string;
+  // The estimated request size, in tokens, at which older rounds become a summary (0: never).
+  compactAt?: number;
+  // Called when the conversation was compacted: the session log writes its compact record.
+  onCompact?: (compacted: Compacted) => void;
 }
 
 export async function runAgent(
@@ -64,13 +75,22 @@ export async function runAgent(
     record = () => {},
     readState = new ReadState(),
     system,
+    compactAt = DEFAULT_COMPACT_AT,
+    onCompact = () => {},
   }: AgentOptions,
 ): Promise<AgentResult> {
   const asked: Message = { role: "user", content: prompt };
   record(asked, {});
-  const messages = view([...history, asked]);
+  // The conversation as recorded (what a resumed run reads back) and the view a request sends.
+  const conversation = [...history, asked];
+  let messages = view(conversation);
+  // What the last reply said its request cost, and an estimate of what was added since.
+  let lastUsage: number | undefined;
+  let addedSince = estimateTokens(messages);
   const push = (message: Message, meta: RecordMeta) => {
+    conversation.push(message);
     messages.push(message);
+    addedSince += estimateTokens(message);
     record(message, meta);
   };
   const trace: string[] = [];
@@ -96,7 +116,27 @@ export async function runAgent(
   let reason: RepairReason = "interrupted";
   try {
     for (let step = 0; step < maxSteps; step++) {
+      // Before each call: a request that would pass the threshold sends a summary of the older
+      // rounds instead of them. The log keeps every message and a record of the cut.
+      if (shouldCompact({ lastUsage, addedSince, threshold: compactAt })) {
+        const compacted = compact(conversation, { threshold: compactAt });
+        if (compacted !== null) {
+          const shrunk = view(compacted.messages);
+          emit(
+            `compacted: ${messages.length} messages (about ${compacted.tokens.before} tokens) into ${shrunk.length} (about ${compacted.tokens.after} tokens)`,
+          );
+          conversation.splice(0, conversation.length, ...compacted.messages);
+          messages = shrunk;
+          lastUsage = undefined;
+          addedSince = compacted.tokens.after;
+          onCompact(compacted);
+        }
+      }
       const response = await provider.complete(messages, offered, { system });
+      if (response.usage !== undefined) {
+        lastUsage = response.usage.input_tokens;
+        addedSince = 0;
+      }
       // The assistant turn goes back exactly as it came, thinking blocks included. It is recorded
       // before its tools run: a Ctrl-C during a tool must not lose it.
       push(

@@ -5,6 +5,7 @@ import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { cac } from "cac";
 import { runAgent } from "./agent.ts";
+import { CompactError, compactAtFromEnv } from "./compact.ts";
 import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
 import {
@@ -34,6 +35,8 @@ interface Session {
   model: string;
   baseURL: string | undefined;
   maxSteps: number;
+  // AGENT_CODE_COMPACT_AT: the request size, in estimated tokens, that starts a compaction.
+  compactAt: number;
   permissionMode: PermissionMode;
   rules: Rules;
   home: string;
@@ -119,6 +122,7 @@ export async function main(argv: string[]): Promise<number> {
       const input = new StdinLines();
       const interactive = process.stdin.isTTY === true;
       const provider = createProvider(providerName, model, baseURL);
+      const compactAt = compactAtFromEnv(process.env);
       // Opened once the run can start: a usage error or a missing key leaves nothing behind.
       const log = openSession(choice, { home, cwd });
       openLog = log;
@@ -133,6 +137,7 @@ export async function main(argv: string[]): Promise<number> {
         model,
         baseURL,
         maxSteps,
+        compactAt,
         permissionMode,
         rules: settings.rules,
         home,
@@ -315,6 +320,17 @@ async function runOnce(prompt: string, session: Session): Promise<void> {
         history.push(message);
         log?.append(message, meta);
       },
+      // A compaction replaces the older messages, in the log's view and the REPL's next line.
+      compactAt: session.compactAt,
+      onCompact: (compacted) => {
+        history.splice(0, history.length, ...compacted.messages);
+        log?.compact({
+          summary: compacted.summary,
+          kept: compacted.messages.length - 1,
+          shortened: compacted.shortened,
+          tokens: compacted.tokens,
+        });
+      },
       readState: session.readState,
       cwd: session.cwd,
       maxSteps: session.maxSteps,
@@ -396,7 +412,7 @@ function reportError(error: unknown): number {
     console.error(`error: ${error.message}`);
     return 2;
   }
-  if (error instanceof ApiError || error instanceof SessionError) {
+  if (error instanceof ApiError || error instanceof SessionError || error instanceof CompactError) {
     console.error(`error: ${error.message}`);
     return 1;
   }

@@ -22,6 +22,7 @@ import {
 } from "node:fs";
 import { homedir, hostname } from "node:os";
 import { basename, join } from "node:path";
+import { shortenResults } from "./compact.ts";
 import type { Message } from "./model.ts";
 
 export const SESSION_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;
@@ -106,7 +107,11 @@ export interface LogContents {
   header: Header;
   // Every record after the header, as read: messages and the types a later stage adds.
   records: Record<string, unknown>[];
+  // The view a run goes on from: the messages, or after a compact record its summary and the
+  // messages it kept.
   messages: Message[];
+  // The `seq` of the record each message came from (the summary's: its compact record's).
+  seqs: number[];
   notes: string[];
   // The byte length of the good lines; shorter than the file when a torn last line was dropped.
   length: number;
@@ -122,7 +127,8 @@ export interface LogContents {
 // with a note. Any other bad line refuses the whole log, naming the line.
 export function readLog(bytes: Buffer, id: string): LogContents {
   const records: Record<string, unknown>[] = [];
-  const messages: Message[] = [];
+  let messages: Message[] = [];
+  let seqs: number[] = [];
   const notes: string[] = [];
   let header: Header | undefined;
   let start = 0;
@@ -162,6 +168,25 @@ export function readLog(bytes: Buffer, id: string): LogContents {
     } else if (record.type === "message") {
       if (!isMessage(record.message)) throw damaged("is not a message");
       messages.push(record.message);
+      seqs.push(record.seq);
+      records.push(record);
+    } else if (record.type === "compact") {
+      // The view from here on: the summary, then the messages from `from` on, as run 1 sent them.
+      const at = seqs.indexOf(record.from as number);
+      const shortened = record.shortened ?? [];
+      if (
+        at === -1 ||
+        typeof record.summary !== "string" ||
+        !Array.isArray(shortened) ||
+        !shortened.every((id) => typeof id === "string")
+      ) {
+        throw damaged("is not a compact record");
+      }
+      messages = [
+        { role: "user", content: record.summary },
+        ...shortenResults(messages.slice(at), shortened),
+      ];
+      seqs = [record.seq, ...seqs.slice(at)];
       records.push(record);
     } else {
       // A record of a type this version does not know (a later day's): in the chain, not the view.
@@ -181,6 +206,7 @@ export function readLog(bytes: Buffer, id: string): LogContents {
     header,
     records,
     messages,
+    seqs,
     notes,
     length: Math.min(start, bytes.length),
     seq: lines - 1,
@@ -236,6 +262,7 @@ export class SessionLog {
   #lock: string;
   #locked = false;
   #messages: Message[] = [];
+  #seqs: number[] = [];
   #seq = 0;
   #lastHash = "";
   #needsNewline = false;
@@ -335,6 +362,45 @@ export class SessionLog {
     this.#needsNewline = false;
     this.#lastHash = chainHash(line);
     this.#messages.push(message);
+    this.#seqs.push(this.#seq);
+  }
+
+  // A compact record: the conversation goes on from `summary` and the last `kept` messages (their
+  // results with these ids shortened). Every message stays in the file; a resume rebuilds the view.
+  compact({
+    summary,
+    kept,
+    shortened = [],
+    tokens,
+  }: {
+    summary: string;
+    kept: number;
+    shortened?: string[];
+    tokens: { before: number; after: number };
+  }): void {
+    const at = this.#messages.length - kept;
+    const from = this.#seqs[at];
+    if (from === undefined || at < 1) return;
+    if (this.#fd === undefined) this.#start();
+    this.#seq += 1;
+    const line = JSON.stringify({
+      seq: this.#seq,
+      type: "compact",
+      time: new Date().toISOString(),
+      from,
+      summary,
+      tokens,
+      ...(shortened.length === 0 ? {} : { shortened }),
+      prev: this.#lastHash,
+    });
+    this.#write(`${this.#needsNewline ? "\n" : ""}${line}\n`);
+    this.#needsNewline = false;
+    this.#lastHash = chainHash(line);
+    this.#messages = [
+      { role: "user", content: summary },
+      ...shortenResults(this.#messages.slice(at), shortened),
+    ];
+    this.#seqs = [this.#seq, ...this.#seqs.slice(at)];
   }
 
   // Answers the last turn's unanswered calls with a synthetic result, written at once so the
@@ -386,6 +452,7 @@ export class SessionLog {
       );
     }
     this.#messages = contents.messages;
+    this.#seqs = contents.seqs;
     this.#seq = contents.seq;
     this.#lastHash = contents.lastHash;
     this.#needsNewline = contents.needsNewline;
