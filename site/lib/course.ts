@@ -54,6 +54,7 @@ export const COURSE: CourseGroup[] = [
     entries: [
       { page: "day-6.md", steps: true },
       { page: "day-6-rules.md", steps: true },
+      { page: "day-6-compact.md", steps: true },
     ],
   },
   {

@@ -22,6 +22,7 @@ import { day5v4 } from "./day-5-v4.ts";
 import { day5v5 } from "./day-5-v5.ts";
 import { day6v1 } from "./day-6-v1.ts";
 import { day6v2 } from "./day-6-v2.ts";
+import { day6v3 } from "./day-6-v3.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -45,6 +46,7 @@ export const contracts: Contract[] = [
   day5challenges,
   day6v1,
   day6v2,
+  day6v3,
   appendixProviders,
 ];
 
