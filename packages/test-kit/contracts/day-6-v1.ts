@@ -52,7 +52,7 @@ function say(text: string): StepResult {
 }
 
 // A run's own requests, in order.
-function requestsOf(o: Observed, run: number): RecordedRequest[] {
+export function requestsOf(o: Observed, run: number): RecordedRequest[] {
   const spec = o.runs[run];
   return spec === undefined ? [] : o.requests.slice(spec.firstRequest, spec.endRequest);
 }
@@ -67,7 +67,7 @@ function texts(request: RecordedRequest | undefined): string[] {
 }
 
 // Whether the request was one the real API accepts (the fake server's verdict).
-function accepted(request: RecordedRequest | undefined): boolean {
+export function accepted(request: RecordedRequest | undefined): boolean {
   return request?.verdict.accepted === true;
 }
 

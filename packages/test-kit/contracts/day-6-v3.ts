@@ -7,7 +7,7 @@ import type { Contract, Observed, Scenario, ScenarioContext } from "../src/contr
 import { carries, conversationOf, judge, messageText, toolResults } from "../src/judgements.ts";
 import type { RecordedRequest, Step } from "../src/server.ts";
 import { drawWord } from "../src/vary.ts";
-import { later } from "./day-6-v1.ts";
+import { accepted, later, requestsOf } from "./day-6-v1.ts";
 import { day6v2 } from "./day-6-v2.ts";
 import { twinOf } from "./shared.ts";
 
@@ -51,10 +51,6 @@ function readRounds(rounds: number, bigAt: number): Step[] {
   return [...steps, { content: [{ type: "text", text: "Tuesday, every time." }] }];
 }
 
-function accepted(request: RecordedRequest | undefined): boolean {
-  return request?.verdict.accepted === true;
-}
-
 function size(request: RecordedRequest | undefined): number {
   return JSON.stringify(conversationOf(request)).length;
 }
@@ -83,11 +79,6 @@ function pairsIntact(request: RecordedRequest | undefined): boolean {
       toolResults(message).every((result) => asked.includes(result.tool_use_id))
     );
   });
-}
-
-function requestsOf(o: Observed, run: number): RecordedRequest[] {
-  const spec = o.runs[run];
-  return spec === undefined ? [] : o.requests.slice(spec.firstRequest, spec.endRequest);
 }
 
 function compactScenario(spec: {
