@@ -131,7 +131,10 @@ export {
   type ReplyBlock,
   type ReplyMessage,
   type ReplyStep,
+  type StepExpectation,
   type StepResult,
+  SUMMARY_INSTRUCTION,
+  summaryStep,
 } from "./server-steps.ts";
 export {
   chainHash,

@@ -26,7 +26,12 @@ import {
   validateResponsesRequest,
 } from "./openai-validator.ts";
 import { isNotTheApiFault, notTheApiAnswer, sendRawAnswer } from "./server-raw.ts";
-import type { FaultStep, ReplyStep, StepResult } from "./server-steps.ts";
+import {
+  type FaultStep,
+  type ReplyStep,
+  type StepResult,
+  unmetExpectation,
+} from "./server-steps.ts";
 import { deepSeekThinks } from "./validator.ts";
 
 export type OpenAIApi = "responses" | "chat";
@@ -131,6 +136,11 @@ export async function handleOpenAI(
   if ("raw" in step) return sendRawAnswer(res, step.raw);
   if (!("content" in step) && "output" in step !== (context.api === "responses")) {
     return sendError(res, context, misplacedStep(step, context.api));
+  }
+  const unmet = "content" in step ? unmetExpectation(step, record.body) : null;
+  if (unmet) {
+    record.verdict = { accepted: false, status: 400, message: unmet };
+    return sendError(res, context, { status: 400, type: "invalid_request_error", message: unmet });
   }
   const streaming = record.body.stream === true;
   if (context.api === "responses") {

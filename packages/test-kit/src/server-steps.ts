@@ -22,6 +22,50 @@ export interface ReplyStep {
   delay_ms?: number;
   /** Streamed replies only: a pause before each event after the first, to watch a client read. */
   event_delay_ms?: number;
+  /** What the request must be for this reply; otherwise the server refuses it with a 400. */
+  expect?: StepExpectation;
+}
+
+/** A step's conditions on the request it answers (the Day 6 challenge's summary request). */
+export interface StepExpectation {
+  /** No tools offered: `tools` absent or empty. */
+  no_tools?: boolean;
+  /** A text the request must hold somewhere (in `system` or a message): an instruction. */
+  contains?: string;
+}
+
+/** The instruction a model-written summary request holds (docs/day-6-challenges.md). */
+export const SUMMARY_INSTRUCTION =
+  "Summarize the conversation above so that the work can go on from the summary alone.";
+
+/**
+ * The reply to a request for a summary: `text`, but only if the request offers no tools and holds
+ * the instruction. Any other request is refused with a 400 naming what it lacked, so a project
+ * that sends the summary request with its tools, or that never sends one, fails loudly.
+ */
+export function summaryStep(text: string, instruction: string = SUMMARY_INSTRUCTION): ReplyStep {
+  return {
+    content: [{ type: "text", text }],
+    expect: { no_tools: true, contains: instruction },
+  };
+}
+
+/** Why a request does not meet its step's `expect`, or null when it does (or nothing is asked). */
+export function unmetExpectation(step: ReplyStep, requestBody: unknown): string | null {
+  const expect = step.expect;
+  if (!expect) return null;
+  const body = isObject(requestBody) ? requestBody : {};
+  const lacks: string[] = [];
+  if (expect.no_tools && Array.isArray(body.tools) && body.tools.length > 0) {
+    lacks.push(`offers tools (${body.tools.length}) where none are expected`);
+  }
+  if (expect.contains !== undefined) {
+    const needle = JSON.stringify(expect.contains).slice(1, -1);
+    if (!JSON.stringify(body).includes(needle)) {
+      lacks.push(`does not hold ${JSON.stringify(expect.contains)}`);
+    }
+  }
+  return lacks.length === 0 ? null : `fake server: this step's request ${lacks.join(" and ")}`;
 }
 
 export interface ErrorStep {
@@ -124,7 +168,7 @@ export function parseStep(value: unknown, where: string): StepResult {
   }
   checkOnly(
     value,
-    ["content", "stop_reason", "stop_sequence", "usage", "delay_ms", "event_delay_ms"],
+    ["content", "stop_reason", "stop_sequence", "usage", "delay_ms", "event_delay_ms", "expect"],
     where,
   );
   if (!Array.isArray(value.content)) throw new Error(`${where}: "content" must be an array`);
@@ -141,6 +185,7 @@ export function parseStep(value: unknown, where: string): StepResult {
   if (value.usage !== undefined && !isObject(value.usage)) {
     throw new Error(`${where}: "usage" must be an object`);
   }
+  if (value.expect !== undefined) checkExpectation(value.expect, `${where}: expect`);
   return value as unknown as ReplyStep;
 }
 
@@ -233,6 +278,17 @@ function checkError(value: unknown, where: string): void {
     }
   }
   checkOnly(value, ["status", "type", "message", "headers", "code", "param"], where);
+}
+
+function checkExpectation(value: unknown, where: string): void {
+  if (!isObject(value)) throw new Error(`${where} must be an object`);
+  if (value.no_tools !== undefined && typeof value.no_tools !== "boolean") {
+    throw new Error(`${where}: "no_tools" must be true or false`);
+  }
+  if (value.contains !== undefined && typeof value.contains !== "string") {
+    throw new Error(`${where}: "contains" must be a string`);
+  }
+  checkOnly(value, ["no_tools", "contains"], where);
 }
 
 function checkHeaders(headers: unknown, where: string): void {

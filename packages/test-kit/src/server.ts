@@ -42,6 +42,7 @@ import {
   type ReplyStep,
   type StepResult,
   thinkingFirst,
+  unmetExpectation,
 } from "./server-steps.ts";
 import { deepSeekThinks, validateRequest } from "./validator.ts";
 
@@ -284,6 +285,11 @@ async function handle(
   if ("fault" in step) return sendFault(out, step, record, state);
   if ("raw" in step) return sendRawAnswer(res, step.raw);
   if (!("content" in step)) return sendError(out, misplacedStep(step, "messages"));
+  const unmet = unmetExpectation(step, record.body);
+  if (unmet) {
+    record.verdict = { accepted: false, status: 400, message: unmet };
+    return sendError(out, { status: 400, type: "invalid_request_error", message: unmet });
+  }
   return sendReply(out, step, record, state);
 }
 

@@ -12,7 +12,13 @@ import {
 import { betaTool } from "@anthropic-ai/sdk/helpers/beta/json-schema";
 import { describe, expect, test } from "vitest";
 import type { FakeServer, RecordedRequest } from "../src/server.ts";
-import type { ReplyBlock, ReplyStep } from "../src/server-steps.ts";
+import {
+  parseSteps,
+  type ReplyBlock,
+  type ReplyStep,
+  SUMMARY_INSTRUCTION,
+  summaryStep,
+} from "../src/server-steps.ts";
 import { signThinking, verifyThinking } from "../src/signature.ts";
 import { clientFor, rejection, start } from "./support.ts";
 
@@ -337,6 +343,36 @@ describe("errors and faults", () => {
       request_id: "req_1",
     });
     expect(server.requests()).toHaveLength(1);
+  });
+
+  test("a summary step answers only a request with no tools that holds the instruction", async () => {
+    const summary = "<compacted-history>the date test fails</compacted-history>";
+    const server = await start({ script: [summaryStep(summary), summaryStep(summary)] });
+    const client = clientFor(server, { maxRetries: 2 });
+    const asked = `${SUMMARY_INSTRUCTION}\nKeep the file names.`;
+    const tools = [{ name: "read_file", input_schema: { type: "object" as const } }];
+
+    const refused = await rejection(
+      client.messages.create({ ...PARAMS, tools, messages: [{ role: "user", content: "hi" }] }),
+    );
+    expect(refused).toBeInstanceOf(BadRequestError);
+    expect((refused as APIError).error).toMatchObject({
+      error: {
+        message: `fake server: this step's request offers tools (1) where none are expected and does not hold ${JSON.stringify(SUMMARY_INSTRUCTION)}`,
+      },
+    });
+    const reply = await client.messages.create({
+      ...PARAMS,
+      system: "You write summaries.",
+      messages: [{ role: "user", content: asked }],
+    });
+    expect(reply.content).toEqual([{ type: "text", text: summary }]);
+    // Unretried, and the refused request is marked as refused for the judgements.
+    expect(server.requests().map((request) => request.verdict.accepted)).toEqual([false, true]);
+    expect(() => parseSteps([{ ...summaryStep("x"), expect: { no_tools: "yes" } }])).toThrow(
+      'step 1: expect: "no_tools" must be true or false',
+    );
+    expect(() => parseSteps([{ ...summaryStep("x"), expect: { tools: 0 } }])).toThrow(/tools/);
   });
 
   test("responses() keeps what went back to each request, an error's envelope too; reset forgets them", async () => {
