@@ -25,6 +25,11 @@ export function linkChecker(root: string): LinkChecker {
     if (file === ".." || file.startsWith("../")) return `${target} leads out of the repository`;
     const full = treePath(root, file);
     if (!existsSync(full)) return `${target}: ${file} does not exist`;
+    // The site builds its pages from docs/ and serves nothing else there: a page's link to another
+    // file of docs/ (a generated .diff, a schema) is a dead link that fails the site's build.
+    if (from.startsWith("docs/") && file.startsWith("docs/") && !file.endsWith(".md")) {
+      if (statSync(full).isFile()) return `${target}: the site serves only the pages of docs/`;
+    }
     if (anchor === undefined || !file.endsWith(".md") || !statSync(full).isFile()) return undefined;
     if (anchorsOf(full).has(decodeURIComponent(anchor))) return undefined;
     return `${target}: ${file} has no heading with the anchor #${anchor}`;

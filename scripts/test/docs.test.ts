@@ -275,16 +275,17 @@ test("a figure that differs from stage-stats fails", async () => {
   ]);
 });
 
-test("a relative link to a missing file or heading fails; external links and code are not checked", async () => {
+test("a relative link to a missing file or heading, or to a file of docs/ that is not a page, fails; external links and code are not checked", async () => {
   const root = drifted(
     FIXTURE,
     (text) =>
-      `${text}\nMore: [a page](no-such-page.md), [a heading](../README.md#no-such-heading), [web](https://example.com/x#y), \`[code](gone.md)\`.\n`,
+      `${text}\nMore: [a page](no-such-page.md), [a heading](../README.md#no-such-heading), [web](https://example.com/x#y), \`[code](gone.md)\`, [a diff](diffs/day-1..day-2-v1.diff), [a folder](decisions/), [a file outside](../package.json).\n`,
   );
   const line = lineOf(readFileSync(join(root, FIXTURE), "utf8"), "[a page]");
   expect(await problems(root)).toEqual([
     `docs/fixture.md:${line}: broken link no-such-page.md: docs/no-such-page.md does not exist`,
     `docs/fixture.md:${line}: broken link ../README.md#no-such-heading: README.md has no heading with the anchor #no-such-heading`,
+    `docs/fixture.md:${line}: broken link diffs/day-1..day-2-v1.diff: the site serves only the pages of docs/`,
   ]);
 });
 
