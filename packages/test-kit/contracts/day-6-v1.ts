@@ -18,6 +18,7 @@ import type {
   ScenarioContext,
 } from "../src/contract.ts";
 import {
+  byLogName,
   carries,
   contentText,
   conversationOf,
@@ -147,8 +148,7 @@ function newestLogFile(context: ScenarioContext): string | undefined {
   };
   walk(context.home);
   walk(join(context.work, ".agent"));
-  const name = (path: string) => path.slice(path.lastIndexOf("/") + 1);
-  return found.sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0)).at(-1);
+  return found.sort(byLogName).at(-1);
 }
 
 // Half a record with no newline, as a write cut by a crash leaves it.

@@ -325,12 +325,16 @@ export function newestLog(observed: Observed): { path: string; text: string } | 
   const logs = Object.entries(observed.files)
     .filter(([path]) => /^(home|work\/\.agent)\/(.*\/)?[^/]+\.jsonl$/.test(path))
     .filter((entry): entry is [string, string] => typeof entry[1] === "string")
-    .sort(([a], [b]) => {
-      const [nameA, nameB] = [a.slice(a.lastIndexOf("/") + 1), b.slice(b.lastIndexOf("/") + 1)];
-      return nameA < nameB ? -1 : nameA > nameB ? 1 : a < b ? -1 : a > b ? 1 : 0;
-    });
+    .sort(([a], [b]) => byLogName(a, b));
   const newest = logs.at(-1);
   return newest === undefined ? undefined : { path: newest[0], text: newest[1] };
+}
+
+// The order newestLog reads logs in: by file name (ids begin with their UTC time), then by path,
+// so a scenario that looks between runs finds the same file.
+export function byLogName(a: string, b: string): number {
+  const [nameA, nameB] = [a.slice(a.lastIndexOf("/") + 1), b.slice(b.lastIndexOf("/") + 1)];
+  return nameA < nameB ? -1 : nameA > nameB ? 1 : a < b ? -1 : a > b ? 1 : 0;
 }
 
 // Whether two requests carried the same body, byte for byte as JSON: a session resumed from its
