@@ -28,6 +28,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-5-v5": ["rule-compound-and"],
   "day-6-v1": ["session-planted-log-resumes", "session-damaged-middle"],
   "day-6-v2": ["rules-reach-model"],
+  "day-6-v3": ["compact-pairs-intact-text"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
@@ -68,6 +69,12 @@ const NORMALISE: { pattern: RegExp; replacement: string }[] = [
 ];
 const PROJECT_DIR = "/your/project";
 
+// Replays of long runs, shortened for reading (their wires stay whole): a line past 100 columns
+// ends in `…`, and a round shown again unchanged, its call and its observation, is one line that
+// says how many times it came.
+const SHORTENED = new Set(["day-6-v3/compact-pairs-intact-text"]);
+const COLUMNS = 100;
+
 // "day-2-v3/two-step-chain" for every replay, in course order.
 export function replayIds(): string[] {
   return Object.entries(REPLAYS).flatMap(([stage, ids]) => ids.map((id) => `${stage}/${id}`));
@@ -103,7 +110,8 @@ export async function runReplay(id: string): Promise<{ text: string; wire?: Wire
   const output = [`$ ${command}`, stdout.replace(/\n$/, "")];
   if (run.stderr !== "") output.push(run.stderr.replace(/\n$/, ""));
   const directories = [cwd, realpathSync(cwd)];
-  const text = normalise(output.join("\n"), directories);
+  const full = normalise(output.join("\n"), directories);
+  const text = SHORTENED.has(id) ? shortenRun(full) : full;
   const wire = wireOf(id, replayFile(id), result.requests, result.responses, (json) =>
     normalise(json, directories),
   );
@@ -118,6 +126,42 @@ export function normalise(text: string, directories: string[]): string {
   }
   for (const { pattern, replacement } of NORMALISE) result = result.replace(pattern, replacement);
   return result;
+}
+
+// A long run as a page shows it: lines cut at COLUMNS, and a round (a tool_call line and its
+// observation line) that repeats the round shown just before it counted instead of shown again.
+export function shortenRun(text: string): string {
+  const lines = text
+    .split("\n")
+    .map((line) => (line.length <= COLUMNS ? line : `${line.slice(0, COLUMNS - 1)}…`));
+  const out: string[] = [];
+  let shown: string | undefined;
+  let repeats = 0;
+  const flush = () => {
+    if (repeats > 0) out.push(`[… the same round ${repeats} more time${repeats === 1 ? "" : "s"}]`);
+    repeats = 0;
+  };
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index] ?? "";
+    const next = lines[index + 1];
+    if (line.startsWith("tool_call: ") && next?.startsWith("observation: ")) {
+      const round = `${line}\n${next}`;
+      index += 1;
+      if (round === shown) {
+        repeats += 1;
+        continue;
+      }
+      flush();
+      out.push(line, next);
+      shown = round;
+      continue;
+    }
+    flush();
+    shown = undefined;
+    out.push(line);
+  }
+  flush();
+  return out.join("\n");
 }
 
 // Piped input shown the way a reader would type it: printf '%s\n' /help /exit | agent-code
