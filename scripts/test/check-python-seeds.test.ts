@@ -206,17 +206,6 @@ function notAFullCheck(count: number): string {
   return `not a full check (--only: ${count} ${scenarios} run): no highest stage`;
 }
 
-// The reasons (`- …` lines) printed under the verdict of scenario `id`.
-function reasonsOf(stdoutLines: string[], id: string): string[] {
-  const at = stdoutLines.findIndex((line) => line.endsWith(`  [${id}]`));
-  expect(at).toBeGreaterThanOrEqual(0);
-  const block = stdoutLines.slice(at + 1);
-  const end = block.findIndex((line) => !line.startsWith("      "));
-  return (end === -1 ? block : block.slice(0, end))
-    .filter((line) => line.startsWith("      - "))
-    .map((line) => line.slice("      - ".length));
-}
-
 // Checks the scenarios `stage` adds on `command`: each passes or is one of `notes`, in the order
 // check.ts prints them (the contract's). The other notes, inherited, were shown at the stage that
 // added them; each must still name a scenario of this stage, so that the list cannot go stale.
@@ -2055,10 +2044,10 @@ const DAY_6_V3_NOTES = [
 // the 21st call (41 messages) it keeps messages 0 and 1, the prompt and the first round's
 // tool_use, and puts the summary where that call's results were, so the request is refused (400,
 // `tool_use ids were found without tool_result blocks`) and urllib's exception ends the run.
-// compact-keeps-task fails by that same request, not by its lesson: the prompt, message 0, is in
-// every request, the refused one too (the test below asks that only the run's end is faulted).
-// docs/python-learners.md names both; the test after it shows the page's fix passing both.
-const DAY_6_V3_MISSES = ["compact-pairs-intact", "compact-keeps-task"];
+// compact-keeps-task gives its task in a run of its own, answered in words, so the same cut keeps
+// a whole pair there and the task is judged alone: the program passes it.
+// docs/python-learners.md names the miss; the test after it shows the page's fix passing it.
+const DAY_6_V3_MISSES = ["compact-pairs-intact"];
 
 // The fix docs/python-learners.md gives, from the page's rule (cut between rounds): a cut falls
 // only before an assistant turn or before a prompt, so the head gives up message 1 when message 2
@@ -2149,16 +2138,11 @@ describe.skipIf(!HAS_PYTHON)(
         expect(run.stdout).toContain(
           "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: toolu_day6_read_1.",
         );
-        // The task is still sent, and the request shrank: only the refused request's end is faulted.
-        expect(reasonsOf(run.stdoutLines, "compact-keeps-task")).toEqual([
-          "the run ended in a stack trace: a failure a user can act on should be one `error: …` line",
-          "a finished run exits 0",
-        ]);
       },
       WHOLE_CONTRACT_MS,
     );
 
-    test("cutting only between rounds, as the page does: both pinned misses of day-6-v3 pass", async () => {
+    test("cutting only between rounds, as the page does: the pinned miss of day-6-v3 passes", async () => {
       const command = write("day_6_v3_cuts_between_rounds", AGENT_CODE, [
         ...DAY_6_V3_EDITS,
         CUT_BETWEEN_ROUNDS,

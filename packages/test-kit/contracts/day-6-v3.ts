@@ -135,25 +135,38 @@ const pairs = compactScenario({
   ],
 });
 
+// The task comes in run 1, answered in words, and run 2 (-c) does the rounds: the first pair of the
+// conversation is then a prompt and its answer, so a project that keeps the first two messages, as
+// the Python course does, keeps a whole pair and is judged on the task alone, not again on the cut
+// that compact-pairs-intact judges.
 const keepsTask = compactScenario({
   id: "compact-keeps-task",
-  title: "the first prompt's task sentence is still sent in every request after compaction",
+  title:
+    "run 1 gives the task; after run 2 (-c) compacts, every request still carries the task sentence",
   level: "core",
-  prompt: (context) => `${taskSentence(context)} Read the file 25 times first.`,
-  steps: readRounds(25, 20),
+  prompt: (context) => taskSentence(context),
+  steps: [
+    { content: [{ type: "text", text: "Noted. Say when to start." }] },
+    ...readRounds(25, 20),
+  ],
+  runs: [{ args: later(["-c", "--max-steps", "30"], "Start: read notes.txt 25 times first.") }],
   judgements: [
-    judge(V3, "a finished run exits 0", (o) => o.exitCode === 0),
+    judge(V3, "both runs exit 0", (o) => o.runs.every((run) => run.exitCode === 0)),
     judge(
       V3,
-      "one request should be shorter than the one before it (the conversation was compacted)",
-      (o) => shrunk(o) > 0,
+      "in run 2, one request should be shorter than the one before it (the conversation was compacted)",
+      (o) => shrunk(o) > (o.runs[0]?.endRequest ?? 0),
     ),
     judge(
       SUMMARY,
-      "every request, those after compaction too, should carry the first prompt's task sentence",
-      (o) =>
-        o.requests.length > 0 &&
-        o.requests.every((request) => carries(conversationOf(request), taskSentence(o.context))),
+      "every request of run 2, those after compaction too, should carry run 1's task sentence",
+      (o) => {
+        const run2 = requestsOf(o, 1);
+        return (
+          run2.length > 0 &&
+          run2.every((request) => carries(conversationOf(request), taskSentence(o.context)))
+        );
+      },
     ),
   ],
 });
