@@ -30,6 +30,7 @@ export function wireOf(
   requests: RecordedRequest[],
   responses: RecordedResponse[],
   normalise: (text: string) => string,
+  window?: [number, number],
 ): Wire | undefined {
   const [stage = "", scenario = ""] = id.split("/");
   const exchanges: WireExchange[] = [];
@@ -45,13 +46,21 @@ export function wireOf(
     });
   }
   if (exchanges.length === 0) return undefined;
+  const [first, last] = window ?? [1, exchanges.length];
+  if (first < 1 || last < first || last > exchanges.length) {
+    throw new Error(
+      `replay ${id}: keeps requests ${first} to ${last}, but the run sent ${exchanges.length}`,
+    );
+  }
+  const whole = first === 1 && last === exchanges.length;
   const wire: Wire = {
     version: 1,
     stage,
     scenario,
     replay,
     sources: sourcesHash(stage),
-    exchanges,
+    exchanges: exchanges.slice(first - 1, last),
+    ...(whole ? {} : { kept: { first, of: exchanges.length } }),
   };
   return JSON.parse(normalise(JSON.stringify(wire))) as Wire;
 }
@@ -206,9 +215,15 @@ function addUpChat(data: Json[]): unknown {
 // body (`request.messages.2`) or its response (`response.content`: the body, or a stream's
 // message), by a dotted path of keys and list positions. JSON as the pages write it.
 export function wireExcerpt(wire: Wire, number: number, path: string): unknown {
-  const exchange = wire.exchanges[number - 1];
+  const first = wire.kept?.first ?? 1;
+  const exchange = wire.exchanges[number - first];
   if (exchange === undefined) {
-    throw new Error(`the run sent ${wire.exchanges.length} request(s), not ${number}`);
+    const kept = wire.kept;
+    throw new Error(
+      kept === undefined
+        ? `the run sent ${wire.exchanges.length} request(s), not ${number}`
+        : `the stored wire keeps requests ${first} to ${first + wire.exchanges.length - 1} of ${kept.of}, not ${number}`,
+    );
   }
   const [side, ...keys] = path.split(".");
   const { response } = exchange;

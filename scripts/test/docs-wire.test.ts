@@ -187,9 +187,10 @@ test("a wire block's JSON is the stored part, laid out within 100 columns", () =
     if (!existsSync(file)) continue;
     const wire = JSON.parse(readFileSync(file, "utf8")) as Wire;
     for (const [index, exchange] of wire.exchanges.entries()) {
+      const number = (wire.kept?.first ?? 1) + index;
       const list = exchange.api === "responses" ? "request.input" : "request.messages";
       for (const path of ["request", list, "response"]) {
-        const part = wireExcerpt(wire, index + 1, path);
+        const part = wireExcerpt(wire, number, path);
         const text = layoutJson(part);
         expect(JSON.parse(text)).toEqual(part);
         // A line is longer only where one string alone is (a long tool result).
@@ -198,9 +199,24 @@ test("a wire block's JSON is the stored part, laid out within 100 columns", () =
         }
       }
       const { response } = exchange;
-      expect(wireExcerpt(wire, index + 1, "response")).toBe(
+      expect(wireExcerpt(wire, number, "response")).toBe(
         "message" in response ? response.message : response.body,
       );
     }
   }
+});
+
+test("a long run's wire keeps the requests its page shows, numbered as the run sent them", () => {
+  const id = "day-6-v3/compact-pairs-intact-text";
+  const wire = JSON.parse(readFileSync(join(ROOT, wireFile(id)), "utf8")) as Wire;
+  expect(wire.kept).toEqual({ first: 20, of: 26 });
+  expect(wire.exchanges).toHaveLength(2);
+  // Request 20 is the last before the compaction, request 21 the first after it.
+  const opening = (number: number) =>
+    JSON.stringify(wireExcerpt(wire, number, "request.messages.0"));
+  expect(opening(20)).not.toContain("<compacted-history>");
+  expect(opening(21)).toContain("<compacted-history>");
+  expect(() => wireExcerpt(wire, 19, "request")).toThrow(
+    "the stored wire keeps requests 20 to 21 of 26, not 19",
+  );
 });

@@ -72,8 +72,8 @@ export function siteMarkdown(md: MarkdownRenderer, options: SiteMarkdownOptions)
 export function wireView(docsDir: string, { stage, scenario }: ReplayName): string {
   const wire = readWire(docsDir, stage, scenario);
   if (wire === undefined) return "";
-  const { version, replay } = wire;
-  const data = JSON.stringify({ version, stage, scenario, replay, steps: wireSteps(wire) });
+  const { version, replay, kept } = wire;
+  const data = JSON.stringify({ version, stage, scenario, replay, kept, steps: wireSteps(wire) });
   // Encoded like a Mermaid diagram: one plain attribute for Vue, whatever the JSON holds.
   return `<WireView wire="${encodeURIComponent(data)}" />\n`;
 }

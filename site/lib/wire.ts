@@ -55,12 +55,15 @@ export function readWire(docsDir: string, stage: string, scenario: string): Wire
 
 export function wireSteps(wire: Wire): WireStep[] {
   checkVersion(wire, wireFile(wire.stage, wire.scenario));
-  let previous: unknown[] = [];
+  // A wire that keeps part of a run starts after requests it does not have: its first request's
+  // messages are not marked new, since what came before them is not known here.
+  let previous: unknown[] | undefined = wire.kept === undefined ? [] : undefined;
   return wire.exchanges.map((exchange) => {
     const messages = requestMessages(exchange);
     // A message is new unless the previous request already sent it at the same place.
-    let same = 0;
+    let same = previous === undefined ? messages.length : 0;
     while (
+      previous !== undefined &&
       same < messages.length &&
       same < previous.length &&
       JSON.stringify(messages[same]) === JSON.stringify(previous[same])

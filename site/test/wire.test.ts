@@ -155,6 +155,18 @@ describe("a run's wire, step by step", () => {
     expect(second?.newFrom).toBe(2);
   });
 
+  test("a wire that keeps part of a run marks nothing new in its first request, and news after it", () => {
+    const wire = stored("day-6-v3-compact-pairs-intact-text");
+    expect(wire.kept).toEqual({ first: 20, of: 26 });
+    const [before, after] = wireSteps(wire);
+    expect(before?.newFrom).toBe(before?.sent.length);
+    // The compaction replaced the conversation's start: after the system prompt, request 21 is new
+    // from its first message, the summary.
+    expect(after?.sent[0]?.role).toBe("system");
+    expect(after?.newFrom).toBe(1);
+    expect(JSON.stringify(after?.sent[1])).toContain("<compacted-history>");
+  });
+
   test("readWire finds the file, or none; a wire of an unknown version is refused by name", () => {
     expect(readWire(DOCS, "day-2-v2", "system-date-round")?.exchanges).toHaveLength(2);
     expect(readWire(DOCS, "day-1", "exact-output")).toBeUndefined();

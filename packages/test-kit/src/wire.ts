@@ -32,4 +32,9 @@ export interface Wire {
    */
   sources: string;
   exchanges: WireExchange[];
+  /**
+   * A long run's stored wire keeps only some of its requests: `exchanges[0]` is request `first`
+   * of the `of` the run sent. Absent when every request is kept.
+   */
+  kept?: { first: number; of: number };
 }

@@ -12,6 +12,8 @@ interface WireData {
   stage: string;
   scenario: string;
   replay: string;
+  /** Present when the wire keeps part of a long run: its first request's number, and of how many. */
+  kept?: { first: number; of: number };
   steps: WireStep[];
 }
 
@@ -24,6 +26,9 @@ export const WireView = defineComponent({
     // Anchors are per page: two replays (or two steps) may use the same tool call id.
     const prefix = `wire-${slug(data.stage)}-${slug(data.scenario)}`;
     const total = data.steps.length;
+    // Step k is the run's request `first + k - 1`, of `of` in all.
+    const first = data.kept?.first ?? 1;
+    const of = data.kept?.of ?? total;
     const mounted = ref(false);
     const open = ref(false);
     const step = ref(1);
@@ -91,7 +96,7 @@ export const WireView = defineComponent({
           class: "wire-player",
           tabindex: 0,
           role: "group",
-          "aria-label": `Wire of ${name}, request ${k} of ${total}: left and right arrow keys step`,
+          "aria-label": `Wire of ${name}, request ${first + k - 1} of ${of}: left and right arrow keys step`,
           "data-step": k,
           onKeydown,
         },
@@ -102,7 +107,11 @@ export const WireView = defineComponent({
               { type: "button", class: "wire-prev", disabled: k === 1, onClick: () => go(k - 1) },
               "Previous",
             ),
-            h("h4", { class: "wire-heading", "aria-live": "polite" }, `Request ${k} of ${total}`),
+            h(
+              "h4",
+              { class: "wire-heading", "aria-live": "polite" },
+              `Request ${first + k - 1} of ${of}`,
+            ),
             h(
               "button",
               {
@@ -162,7 +171,12 @@ export const WireView = defineComponent({
             },
           },
           [
-            h("summary", `Wire: ${total} ${total === 1 ? "request" : "requests"}`),
+            h(
+              "summary",
+              data.kept === undefined
+                ? `Wire: ${total} ${total === 1 ? "request" : "requests"}`
+                : `Wire: requests ${first} to ${first + total - 1} of ${of}`,
+            ),
             // Only an open player is in the page: its anchors exist only while it shows.
             mounted.value
               ? open.value
