@@ -20,7 +20,7 @@ import {
   usedNames,
 } from "../lib/docs-lessons.ts";
 import { type Block, fenceConflict, scanPage } from "../lib/docs-pages.ts";
-import { normalise } from "../lib/docs-replays.ts";
+import { normalise, shortenRun } from "../lib/docs-replays.ts";
 import { generateDocs } from "../lib/docs-tree.ts";
 import { compareStages } from "../lib/stage-diff.ts";
 
@@ -125,6 +125,40 @@ test("replays normalise a Day 6 session: its id, its home folder and its project
       "the id 20261206-170455-0c9e1fz is not one",
     ].join("\n"),
   );
+});
+
+test("a long replay is shortened: long lines cut at 100 columns, a repeated round counted", () => {
+  const call = 'tool_call: read_file {"path":"notes.txt"}';
+  const seen = `observation: ${"x".repeat(120)}`;
+  const cut = `${seen.slice(0, 99)}…`;
+  const run = [
+    "$ agent-code 'Read notes.txt'",
+    ...[1, 2, 3].flatMap(() => [call, seen]),
+    "compacted: 41 messages (about 9000 tokens) into 9 (about 1500 tokens)",
+    call,
+    seen,
+    call,
+    seen,
+    'tool_call: read_file {"path":"other.txt"}',
+    "observation: short",
+    "final: Tuesday.",
+  ].join("\n");
+  expect(shortenRun(run).split("\n")).toEqual([
+    "$ agent-code 'Read notes.txt'",
+    call,
+    cut,
+    "[… the same round 2 more times]",
+    "compacted: 41 messages (about 9000 tokens) into 9 (about 1500 tokens)",
+    // A line between rounds ends the count: the round after it is shown again.
+    call,
+    cut,
+    "[… the same round 1 more time]",
+    'tool_call: read_file {"path":"other.txt"}',
+    "observation: short",
+    "final: Tuesday.",
+  ]);
+  // A short run with no repeats is unchanged.
+  expect(shortenRun("$ agent-code hi\nfinal: hello")).toBe("$ agent-code hi\nfinal: hello");
 });
 
 test("a marker needs a fenced block on the next line, and a figure its closing on its line", () => {
