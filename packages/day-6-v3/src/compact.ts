@@ -89,11 +89,17 @@ export function compact(
     from = cut;
   }
   const first = isSummary(messages[0]) ? 1 : 0;
-  if (from <= first) return null;
+  if (from <= first) {
+    // Only the last round is left after a summary: a round past the threshold alone still has its
+    // results shortened, under the summary it already has; any other is left as it is.
+    if (first === 0 || (sizes[first] ?? 0) <= threshold) return null;
+    from = first;
+  }
   let kept = messages.slice(from);
   let shortened: string[] = [];
   if ((sizes[from] ?? 0) > threshold) ({ kept, shortened } = shorten(kept, budget));
-  const summary = summarize(messages.slice(0, from), kept);
+  const summary =
+    from === first ? String(messages[0]?.content) : summarize(messages.slice(0, from), kept);
   const out: Message[] = [{ role: "user", content: summary }, ...kept];
   // A summary longer than what it replaces saves nothing.
   const after = estimateTokens(out);

@@ -114,6 +114,31 @@ test("a huge result in the kept tail is shortened to the marker, its id kept", (
   expect(messages.at(-1)).toEqual(result("toolu_big", "y".repeat(400_000)));
 });
 
+test("a huge round right after an earlier summary is shortened under that summary", () => {
+  const earlier = compact(conversation(12), { threshold: 2000 });
+  const summary = earlier?.messages[0] as Message;
+  expect(String(summary.content)).toMatch(/^<compacted-history>/);
+  const messages: Message[] = [
+    summary,
+    call("toolu_big", "read_file", { path: "big.log" }),
+    result("toolu_big", "y".repeat(400_000)),
+  ];
+  const out = compact(messages, { threshold: 4000 });
+  // Nothing to summarize again: the summary stays as it was, and the round's result is cut.
+  expect(out?.from).toBe(1);
+  expect(out?.summary).toBe(summary.content);
+  expect(out?.shortened).toEqual(["toolu_big"]);
+  expect(out?.messages).toEqual([
+    summary,
+    call("toolu_big", "read_file", { path: "big.log" }),
+    result("toolu_big", shortenedMarker(400_000)),
+  ]);
+  // A last round under the threshold is left as it is.
+  expect(
+    compact(messages.slice(0, 2).concat(result("toolu_big", "y")), { threshold: 4000 }),
+  ).toBeNull();
+});
+
 test("the summary quotes the current task and lists prompts, tools, files and commands", () => {
   const dropped: Message[] = [
     { role: "user", content: "add a --json flag" },
