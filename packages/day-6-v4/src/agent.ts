@@ -41,7 +41,8 @@ export interface AgentOptions {
   tasks?: BackgroundTasks;
   // The person's allow, ask and deny rules (settings.ts), checked at every call.
   rules?: Rules;
-  // The folder of the person's own settings file, which the gate protects (permissions.ts).
+  // The folder of the person's own settings file, which the gate protects (permissions.ts), and
+  // where memory_write keeps the project's notes (memory.ts).
   home?: string;
   // The conversation so far (a resumed session, the REPL's earlier lines), before the prompt.
   history?: Message[];
@@ -107,6 +108,7 @@ export async function runAgent(
     ui,
     ...(tasks === undefined ? {} : { tasks }),
     ...(hidden === undefined ? {} : { hidden }),
+    ...(home === undefined ? {} : { home }),
   };
   // A tool the rules deny outright is not offered: the model does not plan around it.
   const offered = tools.list().filter((tool) => !deniedOutright(tool.name, rules));

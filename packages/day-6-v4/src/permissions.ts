@@ -54,8 +54,12 @@ export const RULE_TOOLS: Record<string, string[]> = {
 // paths out of what they show (hiddenBy), and a Read ask asks before they run.
 const WHOLE_TREE = new Set(["git_status", "git_diff"]);
 
-// Tools that change files, which acceptEdits lets through without a question.
+// Tools that change files: a write into a protected folder is asked about in every mode.
 const EDIT_TOOLS = new Set(["file_write", "file_edit"]);
+
+// What acceptEdits lets through without a question: the file tools, and a note for later
+// sessions (memory_write), which the person accepted along with the edits.
+const ACCEPTED_EDITS = new Set([...EDIT_TOOLS, "memory_write"]);
 
 // Folders no mode writes in without a question, by their names in lower case: git runs what
 // `.git` holds (a hook, a `core.fsmonitor` in its config) the next time the person uses it, and
@@ -528,7 +532,7 @@ export function decide({
   if (mode === "bypassPermissions") {
     if (call.parsed === undefined || call.parsed.unchecked.length === 0)
       return { behavior: "allow" };
-  } else if (mode === "acceptEdits" && EDIT_TOOLS.has(tool.name)) return { behavior: "allow" };
+  } else if (mode === "acceptEdits" && ACCEPTED_EDITS.has(tool.name)) return { behavior: "allow" };
   // 9. Everything else asks: commands, file changes, the web. For a command of several parts, or
   // a part held back for more than a missing rule, the question says which part needs the yes.
   const say = (call.parsed?.commands.length ?? 0) > 1 || parts.some(([, why]) => why !== "");

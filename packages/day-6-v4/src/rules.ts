@@ -1,11 +1,13 @@
 // What the model is told before every conversation: a core prompt in agent-code's own words, then
 // the person's rules (`AGENT.md` in the agent-code home folder) and the project's (`AGENT.md` in the
 // working folder). Both files are read as Day 3's tools read one: only through a real path inside
-// their folder, never a FIFO or a device, and never more than the budget allows.
+// their folder, never a FIFO or a device, and never more than the budget allows. Last come the
+// notes earlier sessions saved (memory.ts), framed as notes to weigh, not instructions.
 import { realpathSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { escapes, fsError, openInside } from "./fs-safety.ts";
+import { memoryBlock, readMemories } from "./memory.ts";
 import { ToolError } from "./tools/index.ts";
 
 export const SYSTEM_CORE = [
@@ -59,6 +61,16 @@ export async function loadRules({
     const body = [read.text, ...marker].filter((part) => part !== "").join("\n");
     loaded.blocks.push(`<${tag} source="${source.shown}">\n${body}\n</${tag}>`);
     loaded.files.push({ shown: source.shown, bytes: read.bytes, cut: read.cut });
+  }
+  // The project's notes, from the home folder only: a `.agent/memory/` in the project is never
+  // read, so a cloned repository cannot speak as an earlier session.
+  try {
+    const block = memoryBlock(readMemories(home, cwd));
+    if (block !== undefined) loaded.blocks.push(block);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === undefined ? (error as Error).message : `memory cannot be read (${code})`;
+    loaded.notes.push(`note: ${why}; memory not read`);
   }
   return loaded;
 }

@@ -522,7 +522,13 @@ export class SessionLog {
 // `home` joined with `parts`, each a real folder of this user's, 0700. Made part by part when
 // `create` (mkdir never follows a link in its last part), then looked at with lstat: a symlink
 // anywhere is refused, so nothing is written where it points. Undefined: a part is missing.
-function realFolders(home: string, parts: string[], create: boolean): string | undefined {
+// `what` is what the folders keep, for the refusal (memory.ts keeps notes the same way).
+export function realFolders(
+  home: string,
+  parts: string[],
+  create: boolean,
+  what = "sessions",
+): string | undefined {
   const make = (folder: string, name: string, recursive: boolean) => {
     try {
       mkdirSync(folder, { recursive, mode: 0o700 });
@@ -545,14 +551,12 @@ function realFolders(home: string, parts: string[], create: boolean): string | u
     const info = lstatSync(at, { throwIfNoEntry: false });
     if (info === undefined) return undefined;
     if (info.isSymbolicLink()) {
-      throw new SessionError(
-        `${name} is a symlink; agent-code keeps sessions only in real folders`,
-      );
+      throw new SessionError(`${name} is a symlink; agent-code keeps ${what} only in real folders`);
     }
     if (!info.isDirectory()) throw new SessionError(`${name} is not a folder`);
     if (process.getuid !== undefined && info.uid !== process.getuid()) {
       throw new SessionError(
-        `${name} belongs to another user; agent-code keeps sessions only in yours`,
+        `${name} belongs to another user; agent-code keeps ${what} only in yours`,
       );
     }
     if ((info.mode & 0o077) !== 0) chmodSync(at, 0o700);

@@ -25,6 +25,7 @@ const READ_ONLY = [
   "git_diff",
   "bash_output",
   "kill_shell",
+  "memory_recall",
 ];
 
 test("the tools marked read-only are exactly those that change nothing", () => {
@@ -45,6 +46,7 @@ test.each([
   ["bash", "ask", "ask", "deny", "allow"],
   ["web_fetch", "ask", "ask", "deny", "allow"],
   ["web_search", "ask", "ask", "deny", "allow"],
+  ["memory_write", "ask", "allow", "deny", "allow"],
 ])("%s: default %s, acceptEdits %s, plan %s, bypassPermissions %s", (name, ...wanted) => {
   const args = name === "bash" ? { command: "echo hi" } : {};
   expect(PERMISSION_MODES.map((mode) => decision(name, mode, args))).toEqual(wanted);
@@ -54,6 +56,13 @@ test("plan mode says which tool it refused and why", () => {
   expect(decide({ tool: tools.get("file_write"), args: {}, mode: "plan", cwd: CWD })).toEqual({
     behavior: "deny",
     reason: "plan mode: file_write is not allowed; only read-only tools run in plan mode",
+  });
+});
+
+test("plan mode refuses memory_write with the same words", () => {
+  expect(decide({ tool: tools.get("memory_write"), args: {}, mode: "plan", cwd: CWD })).toEqual({
+    behavior: "deny",
+    reason: "plan mode: memory_write is not allowed; only read-only tools run in plan mode",
   });
 });
 

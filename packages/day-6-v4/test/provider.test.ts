@@ -296,6 +296,8 @@ test("sends the tools as input_schema and turns tool_use blocks into tool calls"
     "ask_user_question",
     "bash_output",
     "kill_shell",
+    "memory_write",
+    "memory_recall",
   ]);
   expect(sent[2].input_schema.required).toEqual(["path"]);
   expect(sent.slice(0, 2)).toEqual([

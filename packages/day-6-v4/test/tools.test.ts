@@ -91,6 +91,8 @@ test("list() gives every registered tool with its schema; system_date takes no a
     "ask_user_question",
     "bash_output",
     "kill_shell",
+    "memory_write",
+    "memory_recall",
   ]);
   expect(tools[0]?.parameters).toEqual({
     type: "object",

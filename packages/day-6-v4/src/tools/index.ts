@@ -17,6 +17,8 @@ import { globTool } from "./glob.ts";
 import { grepTool } from "./grep.ts";
 import { killShellTool } from "./kill-shell.ts";
 import { listFilesTool } from "./list-files.ts";
+import { memoryRecallTool } from "./memory-recall.ts";
+import { memoryWriteTool } from "./memory-write.ts";
 import { projectTreeTool } from "./project-tree.ts";
 import { readFileTool } from "./read-file.ts";
 import { systemDateTool } from "./system-date.ts";
@@ -36,6 +38,8 @@ export interface ToolContext {
   // What a deny rule keeps from every tool that reads (a cwd-relative path with `/`): the walk,
   // list_files, git_status and git_diff leave it out; a path a tool is given meets the gate.
   hidden?: (path: string) => boolean;
+  // The agent-code home folder, where memory_write keeps the project's notes (memory.ts).
+  home?: string;
 }
 
 export type ToolFunction = (
@@ -188,5 +192,7 @@ export function defaultTools(options: { secrets?: Secret[] } = {}): ToolRegistry
   tools.register(askUserQuestionTool);
   tools.register(bashOutputTool);
   tools.register(killShellTool);
+  tools.register(memoryWriteTool);
+  tools.register(memoryRecallTool);
   return tools;
 }
