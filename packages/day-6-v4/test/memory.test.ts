@@ -243,7 +243,8 @@ describe("readMemories", () => {
       writeFileSync(path.join(typeFolder, `n${n}.md`), memoryFile("feedback", `N${n}`, when, "x"));
     }
     expect(readMemories(home, cwd)).toHaveLength(MAX_FILES);
-  });
+    // A thousand files take a while to write on a busy machine; nothing here is timed.
+  }, 60_000);
 });
 
 describe("the index and the block", () => {
@@ -423,6 +424,7 @@ async function save(
 }
 
 const GOOD = { type: "project", title: "Tests run with pnpm test", body: "Run it\nfrom the root." };
+const BAD_BODY = "bad arguments for memory_write: body must be 1 to 4000 characters";
 const SAVED =
   "Memory saved: [project] Tests run with pnpm test -> project/tests-run-with-pnpm-test.md";
 
@@ -474,22 +476,21 @@ describe("memory_write through the gate", () => {
   });
 
   test.each([
-    [{ ...GOOD, title: "two\nlines" }, BAD_TITLE],
-    [{ ...GOOD, title: "see](x)" }, BAD_TITLE],
-    [{ ...GOOD, body: "" }, "bad arguments for memory_write: body must be 1 to 4000 characters"],
+    ["a title with a newline", { ...GOOD, title: "two\nlines" }, BAD_TITLE],
+    ["a title with ](x)", { ...GOOD, title: "see](x)" }, BAD_TITLE],
+    ["an empty body", { ...GOOD, body: "" }, BAD_BODY],
+    ["a body of 4001 characters", { ...GOOD, body: "b".repeat(4001) }, BAD_BODY],
     [
-      { ...GOOD, body: "b".repeat(4001) },
-      "bad arguments for memory_write: body must be 1 to 4000 characters",
-    ],
-    [
+      "an unknown type",
       { ...GOOD, type: "secret" },
       "bad arguments for memory_write: type must be one of user, feedback, project, reference",
     ],
     [
+      "no body",
       { type: "user", title: "x" },
       'bad arguments for memory_write: missing required property "body"',
     ],
-  ])("bad arguments are refused before the question: %j", async (args, message) => {
+  ])("%s is refused before the question", async (_what, args, message) => {
     const { result, heard, saved } = await save(args);
     expect(result).toMatchObject({ content: message, is_error: true });
     expect(heard).toEqual([]);
