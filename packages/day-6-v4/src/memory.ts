@@ -55,10 +55,11 @@ export function memoryFolder(home: string, cwd: string): string {
   return join(home, "projects", projectKey(cwd), "memory");
 }
 
-// C0 (a newline too), DEL, C1, and the bidi controls that would show a title backwards.
+// C0 (a newline too), DEL, C1, the line and paragraph separators, and the bidi controls that
+// would show a title backwards.
 const CONTROL_OR_BIDI =
   // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are the point
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+  /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 // Why a title cannot be saved, or undefined: one line, 1 to 80 characters, and nothing that
 // could end the index's link (`]`, `(`…) or open a tag (`<`).

@@ -77,6 +77,7 @@ describe("titles and file names", () => {
     ["   ", "blank"],
     ["x".repeat(81), "81 characters"],
     ["two\nlines", "a newline"],
+    ["two\u2028lines", "a line separator"],
     ["tab\there", "a tab"],
     ["see [x](y)", "brackets"],
     ["ends here](x)", "a link's end"],
