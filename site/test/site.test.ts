@@ -329,6 +329,7 @@ describe("the navigation", () => {
       "Day 6, v1",
       "Day 6, v2",
       "Day 6, v3",
+      "Day 6, v4",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });
