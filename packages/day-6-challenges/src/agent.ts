@@ -15,6 +15,7 @@ import { decide, deniedOutright, hiddenBy, NO_RULES, type PermissionMode } from 
 import { type RecordMeta, type RepairReason, repairMessage, unansweredCalls } from "./session.ts";
 import type { Rules } from "./settings.ts";
 import type { BackgroundTasks } from "./shell.ts";
+import { OWN_SUMMARY, type Summarizer } from "./summary.ts";
 import type { ToolContext, ToolRegistry } from "./tools/index.ts";
 
 export interface AgentResult {
@@ -55,6 +56,8 @@ export interface AgentOptions {
   compactAt?: number;
   // Called when the conversation was compacted: the session log writes its compact record.
   onCompact?: (compacted: Compacted) => void;
+  // Who writes a compaction's summary: compact.ts alone, or the model (summary.ts).
+  summarize?: Summarizer;
 }
 
 export async function runAgent(
@@ -77,6 +80,7 @@ export async function runAgent(
     system,
     compactAt = DEFAULT_COMPACT_AT,
     onCompact = () => {},
+    summarize = OWN_SUMMARY,
   }: AgentOptions,
 ): Promise<AgentResult> {
   const asked: Message = { role: "user", content: prompt };
@@ -119,7 +123,9 @@ export async function runAgent(
       // Before each call: a request that would pass the threshold sends a summary of the older
       // rounds instead of them. The log keeps every message and a record of the cut.
       if (shouldCompact({ lastUsage, addedSince, threshold: compactAt })) {
-        const compacted = compact(conversation, { threshold: compactAt });
+        const cut = compact(conversation, { threshold: compactAt });
+        // The summary request is not a step: the model call below still is this step's.
+        const compacted = cut === null ? null : await summarize(cut, conversation);
         if (compacted !== null) {
           const shrunk = view(compacted.messages);
           emit(

@@ -22,6 +22,7 @@ import { buildSystemPrompt, type LoadedRules, loadRules, rulesLine } from "./rul
 import { SESSION_ID, SessionError, SessionLog } from "./session.ts";
 import { agentHome, loadSettings, type Rules, SettingsError } from "./settings.ts";
 import { BackgroundTasks, stopAllCommands } from "./shell.ts";
+import { compactModelFromEnv, modelSummarizer, OWN_SUMMARY, type Summarizer } from "./summary.ts";
 import { defaultTools, type ToolRegistry } from "./tools/index.ts";
 
 // A mistake in how the command was called: exit code 2, like the argv errors cac reports.
@@ -37,6 +38,8 @@ interface Session {
   maxSteps: number;
   // AGENT_CODE_COMPACT_AT: the request size, in estimated tokens, that starts a compaction.
   compactAt: number;
+  // Who writes a compaction's summary: the model when AGENT_CODE_COMPACT_MODEL=1, else compact.ts.
+  summarize: Summarizer;
   permissionMode: PermissionMode;
   rules: Rules;
   home: string;
@@ -123,6 +126,9 @@ export async function main(argv: string[]): Promise<number> {
       const interactive = process.stdin.isTTY === true;
       const provider = createProvider(providerName, model, baseURL);
       const compactAt = compactAtFromEnv(process.env);
+      const summarize = compactModelFromEnv(process.env)
+        ? modelSummarizer(provider, { note: (line) => console.error(line), threshold: compactAt })
+        : OWN_SUMMARY;
       // Opened once the run can start: a usage error or a missing key leaves nothing behind.
       const log = openSession(choice, { home, cwd });
       openLog = log;
@@ -138,6 +144,7 @@ export async function main(argv: string[]): Promise<number> {
         baseURL,
         maxSteps,
         compactAt,
+        summarize,
         permissionMode,
         rules: settings.rules,
         home,
@@ -322,6 +329,7 @@ async function runOnce(prompt: string, session: Session): Promise<void> {
       },
       // A compaction replaces the older messages, in the log's view and the REPL's next line.
       compactAt: session.compactAt,
+      summarize: session.summarize,
       onCompact: (compacted) => {
         history.splice(0, history.length, ...compacted.messages);
         log?.compact({

@@ -226,14 +226,9 @@ export function summarize(dropped: Message[], kept: Message[] = []): string {
       }
     }
   }
-  // The task being worked on: the newest prompt, kept or dropped; else the last summary's.
-  const keptPrompt = kept.findLast(isPrompt);
-  const current =
-    keptPrompt !== undefined
-      ? promptText(keptPrompt)
-      : prompts.length > 0
-        ? (prompts.pop()?.text ?? "")
-        : (previous?.match(/<current-task>([\s\S]*?)<\/current-task>/)?.[1] ?? "");
+  const current = currentTask(dropped, kept);
+  // A dropped prompt that is the current task is not an earlier one.
+  if (!kept.some(isPrompt)) prompts.pop();
   const lines = [SUMMARY_OPEN, `  <current-task>${current}</current-task>`];
   const earlier = prompts
     .slice(-LISTED)
@@ -254,6 +249,17 @@ export function summarize(dropped: Message[], kept: Message[] = []): string {
   }
   lines.push("</compacted-history>");
   return lines.join("\n");
+}
+
+// The task being worked on: the newest prompt, kept or dropped; else the last summary's. Quoted
+// whole by code in every summary, whoever writes the rest.
+export function currentTask(dropped: Message[], kept: Message[] = []): string {
+  const keptPrompt = kept.findLast(isPrompt);
+  if (keptPrompt !== undefined) return promptText(keptPrompt);
+  const previous = isSummary(dropped[0]) ? String(dropped[0]?.content) : undefined;
+  const droppedPrompt = dropped.slice(previous === undefined ? 0 : 1).findLast(isPrompt);
+  if (droppedPrompt !== undefined) return promptText(droppedPrompt);
+  return previous?.match(/<current-task>([\s\S]*?)<\/current-task>/)?.[1] ?? "";
 }
 
 function promptText(message: Message): string {
