@@ -124,7 +124,6 @@ export const PLANNED_STAGES: PlannedStage[] = [
   // times (runs in one folder).
   { stage: "day-6-v4", base: "day-6-v3", core: 3, conformance: 2, runsEach: 2 },
   { stage: "day-6-v5", base: "day-6-v4", core: 0, conformance: 2, runsEach: 3 },
-  { stage: "day-6-challenges", base: "day-6-v4", core: 0, conformance: 4, runsEach: 2 },
   // Day 7: slash commands, hooks, the PATH, loops, commands as files.
   { stage: "day-7-v1", base: "day-6-v5", core: 3, conformance: 4, changed: 2 },
   { stage: "day-7-v2", base: "day-7-v1", core: 0, conformance: 10, runsEach: 1.5 },
