@@ -24,6 +24,92 @@ export function compactModelFromEnv(env: NodeJS.ProcessEnv = process.env): boole
   throw new CompactError(`AGENT_CODE_COMPACT_MODEL must be 1 or 0, got ${JSON.stringify(raw)}`);
 }
 
+// A part of the transcript at most PART characters long, saying how much was left out.
+function cut(text: string): string {
+  return text.length <= PART ? text : `${text.slice(0, PART)}[… ${text.length - PART} more]`;
+}
+
+// A result's text: a string, or the text of its blocks.
+function resultText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => (part?.type === "text" ? String(part.text) : "")).join("");
+}
+
+// The dropped messages as text, one part for each text, call and result: who said it, the call's
+// arguments, the result with its tool's name, each cut at PART characters. Past twice the threshold
+// in characters (about half of it in tokens), the oldest parts are left out, and a line says so.
+export function transcript(dropped: Message[], threshold: number): string {
+  const names = new Map<string, string>();
+  const parts: string[] = [];
+  for (const message of dropped) {
+    if (isSummary(message)) {
+      parts.push(`[summary of what came before]\n${cut(String(message.content))}`);
+      continue;
+    }
+    if (typeof message.content === "string") {
+      parts.push(`[${message.role}]\n${cut(message.content)}`);
+      continue;
+    }
+    for (const block of message.content) {
+      if (block.type === "text") parts.push(`[${message.role}]\n${cut(block.text)}`);
+      if (block.type === "tool_use") {
+        names.set(block.id, block.name);
+        parts.push(`[call ${block.name}] ${cut(JSON.stringify(block.input ?? {}))}`);
+      }
+      if (block.type === "tool_result") {
+        const name = names.get(block.tool_use_id) ?? "a tool";
+        const error = block.is_error === true ? " (error)" : "";
+        parts.push(`[result of ${name}${error}]\n${cut(resultText(block.content))}`);
+      }
+    }
+  }
+  const budget = Math.max(threshold * 2, PART * 2);
+  let size = 0;
+  let first = parts.length;
+  while (first > 0 && size + (parts[first - 1]?.length ?? 0) <= budget) {
+    first -= 1;
+    size += parts[first]?.length ?? 0;
+  }
+  const left = first > 0 ? [`[${first} earlier parts left out]`] : [];
+  return ["<conversation>", ...left, ...parts.slice(first), "</conversation>"].join("\n\n");
+}
+
+// One user message: the dropped messages as text, then the instruction as its own last block.
+export function summaryRequest(dropped: Message[], threshold: number): Message[] {
+  return [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: transcript(dropped, threshold) },
+        { type: "text", text: SUMMARY_INSTRUCTION },
+      ],
+    },
+  ];
+}
+
+// The model's text inside the block this course's summaries use. The task is quoted by code, so
+// a summary that forgot it cannot lose it; the model's text cannot open or close our tags.
+export function wrapSummary(
+  text: string,
+  { task, count }: { task: string; count: number },
+): string {
+  const safe = text.replace(/<(\/?)(compacted-history|current-task|model-summary)\b/gi, "&lt;$1$2");
+  return [
+    "<compacted-history>",
+    `  <current-task>${task}</current-task>`,
+    `  <message-count>${count}</message-count>`,
+    `  <model-summary>\n${safe}\n  </model-summary>`,
+    "</compacted-history>",
+  ].join("\n");
+}
+
+// An error's message on one line, for the note.
+function oneLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.replace(/\s+/g, " ").trim();
+}
+
 // Replaces a compaction's summary with one the model writes, or hands it back unchanged.
 export type Summarizer = (compacted: Compacted, conversation: Message[]) => Promise<Compacted>;
 
@@ -68,87 +154,4 @@ export function modelSummarizer(
       tokens: { before: compacted.tokens.before, after: estimateTokens(messages) },
     };
   };
-}
-
-// One user message: the dropped messages as text, then the instruction as its own last block.
-export function summaryRequest(dropped: Message[], threshold: number): Message[] {
-  return [
-    {
-      role: "user",
-      content: [
-        { type: "text", text: transcript(dropped, threshold) },
-        { type: "text", text: SUMMARY_INSTRUCTION },
-      ],
-    },
-  ];
-}
-
-// The dropped messages, one part a line group: who said it, calls with their arguments, results
-// with their tool's name, each cut at PART characters. When the whole is past half the threshold
-// (about two characters a token), the oldest parts are left out and a line says how many.
-export function transcript(dropped: Message[], threshold: number): string {
-  const names = new Map<string, string>();
-  const parts: string[] = [];
-  for (const message of dropped) {
-    if (isSummary(message)) {
-      parts.push(`[summary of what came before]\n${cut(String(message.content))}`);
-      continue;
-    }
-    if (typeof message.content === "string") {
-      parts.push(`[${message.role}]\n${cut(message.content)}`);
-      continue;
-    }
-    for (const block of message.content) {
-      if (block.type === "text") parts.push(`[${message.role}]\n${cut(block.text)}`);
-      if (block.type === "tool_use") {
-        names.set(block.id, block.name);
-        parts.push(`[call ${block.name}] ${cut(JSON.stringify(block.input ?? {}))}`);
-      }
-      if (block.type === "tool_result") {
-        const name = names.get(block.tool_use_id) ?? "a tool";
-        const error = block.is_error === true ? " (error)" : "";
-        parts.push(`[result of ${name}${error}]\n${cut(resultText(block.content))}`);
-      }
-    }
-  }
-  const budget = Math.max(threshold * 2, PART * 2);
-  let size = 0;
-  let first = parts.length;
-  while (first > 0 && size + (parts[first - 1]?.length ?? 0) <= budget) {
-    first -= 1;
-    size += parts[first]?.length ?? 0;
-  }
-  const left = first > 0 ? [`[${first} earlier parts left out]`] : [];
-  return ["<conversation>", ...left, ...parts.slice(first), "</conversation>"].join("\n\n");
-}
-
-// The model's text inside the block this course's summaries use. The task is quoted by code, so
-// a summary that forgot it cannot lose it; the model's text cannot open or close our tags.
-export function wrapSummary(
-  text: string,
-  { task, count }: { task: string; count: number },
-): string {
-  const safe = text.replace(/<(\/?)(compacted-history|current-task|model-summary)\b/gi, "&lt;$1$2");
-  return [
-    "<compacted-history>",
-    `  <current-task>${task}</current-task>`,
-    `  <message-count>${count}</message-count>`,
-    `  <model-summary>\n${safe}\n  </model-summary>`,
-    "</compacted-history>",
-  ].join("\n");
-}
-
-function cut(text: string): string {
-  return text.length <= PART ? text : `${text.slice(0, PART)}[… ${text.length - PART} more]`;
-}
-
-function resultText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((part) => (part?.type === "text" ? String(part.text) : "")).join("");
-}
-
-function oneLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.replace(/\s+/g, " ").trim();
 }
