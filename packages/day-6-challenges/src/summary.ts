@@ -116,6 +116,8 @@ export type Summarizer = (compacted: Compacted, conversation: Message[]) => Prom
 // The summary as compact.ts works it out: no request.
 export const OWN_SUMMARY: Summarizer = async (compacted) => compacted;
 
+// Asks the model for the summary of what the cut drops. A failed request or an empty reply hands
+// the cut back as it came, with compact.ts's summary, and one note.
 export function modelSummarizer(
   provider: ModelProvider,
   { note, threshold }: { note: (line: string) => void; threshold: number },
