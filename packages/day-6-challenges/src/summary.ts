@@ -125,6 +125,8 @@ export function modelSummarizer(
   return async (compacted, conversation) => {
     const dropped = conversation.slice(0, compacted.from);
     const kept = conversation.slice(compacted.from);
+    // Nothing new to summarize (a cut that only shortens results under the summary it has).
+    if (dropped.every(isSummary)) return compacted;
     let text: string;
     try {
       // No tools: the request cannot act, and the reply is text. Not a step of --max-steps, and

@@ -220,6 +220,22 @@ test("the transcript cuts long parts and leaves the oldest out past half the thr
   ]);
 });
 
+test("a cut that drops only the previous summary asks nothing", async () => {
+  const provider = new Recorder([]);
+  const previous: Message = { role: "user", content: wrapSummary("old", { task: TASK, count: 4 }) };
+  const rest: Message[] = [{ role: "assistant", content: [{ type: "text", text: "ok" }] }];
+  const cut: Compacted = {
+    messages: [previous, ...rest],
+    summary: String(previous.content),
+    from: 1,
+    shortened: [],
+    tokens: { before: 10, after: 9 },
+  };
+  const summarize = modelSummarizer(provider, { note: () => {}, threshold: 2000 });
+  expect(await summarize(cut, [previous, ...rest])).toBe(cut);
+  expect(provider.sent).toEqual([]);
+});
+
 test("the instruction is the test-kit's, word for word", () => {
   expect(SUMMARY_INSTRUCTION).toBe(KIT_INSTRUCTION);
 });
