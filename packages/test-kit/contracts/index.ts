@@ -20,6 +20,7 @@ import { day5v2 } from "./day-5-v2.ts";
 import { day5v3 } from "./day-5-v3.ts";
 import { day5v4 } from "./day-5-v4.ts";
 import { day5v5 } from "./day-5-v5.ts";
+import { day6challenges } from "./day-6-challenges.ts";
 import { day6v1 } from "./day-6-v1.ts";
 import { day6v2 } from "./day-6-v2.ts";
 import { day6v3 } from "./day-6-v3.ts";
@@ -49,6 +50,7 @@ export const contracts: Contract[] = [
   day6v2,
   day6v3,
   day6v4,
+  day6challenges,
   appendixProviders,
 ];
 
