@@ -330,6 +330,7 @@ describe("the navigation", () => {
       "Day 6, v2",
       "Day 6, v3",
       "Day 6, v4",
+      "Day 6, challenges",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });
