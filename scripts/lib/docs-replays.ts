@@ -29,6 +29,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-6-v1": ["session-planted-log-resumes", "session-damaged-middle"],
   "day-6-v2": ["rules-reach-model"],
   "day-6-v3": ["compact-pairs-intact-text"],
+  "day-6-v4": ["memory-next-session-text"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
@@ -109,7 +110,9 @@ export async function runReplay(id: string): Promise<{ text: string; wire?: Wire
   }
   const { run } = result;
   const args = run.command.slice(COMMAND.length).map(shellQuote);
-  const command = [...stdinPipe(scenario.stdin), "agent-code", ...args].join(" ");
+  // The run shown is the last one; a scenario of several runs gives each its own input.
+  const stdin = scenario.runs === undefined ? scenario.stdin : scenario.runs.at(-1)?.stdin;
+  const command = [...stdinPipe(stdin), "agent-code", ...args].join(" ");
   const stdout = BEFORE_PROVIDER_LINE.has(id)
     ? run.stdout.replace(/^provider: .*\n/m, "")
     : run.stdout;
