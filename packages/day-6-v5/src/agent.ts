@@ -270,7 +270,7 @@ function withNotes(ctx: ToolContext, lines: string[] | undefined): ToolContext {
 // A file's control characters would move the terminal's cursor or ring its bell, and a bidi
 // control (U+202E) would show its text backwards: the trace shows C0 (but newlines and tabs), C1
 // and bidi controls as U+FFFD. The model gets the text as it is.
-function printable(text: string): string {
+export function printable(text: string): string {
   return text.replace(UNPRINTABLE, "\ufffd");
 }
 
@@ -280,7 +280,7 @@ const UNPRINTABLE =
 
 // A call's arguments as JSON, which escapes C0 already; C1 and bidi controls are escaped too (as
 // \u202e, still JSON), so a path in the arguments cannot hide or reorder the line.
-function shownArguments(args: unknown): string {
+export function shownArguments(args: unknown): string {
   return JSON.stringify(args).replace(
     UNPRINTABLE,
     (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,

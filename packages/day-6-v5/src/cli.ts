@@ -20,6 +20,12 @@ import { PERMISSION_MODES, type PermissionMode } from "./permissions.ts";
 import { secretValues } from "./redact.ts";
 import { buildSystemPrompt, type LoadedRules, loadRules, rulesLine } from "./rules.ts";
 import { SESSION_ID, SessionError, SessionLog } from "./session.ts";
+import {
+  askStdin,
+  SESSIONS_USAGE,
+  SessionsUsageError,
+  sessionsCommand,
+} from "./sessions-command.ts";
 import { agentHome, loadSettings, type Rules, SettingsError } from "./settings.ts";
 import { BackgroundTasks, stopAllCommands } from "./shell.ts";
 import { defaultTools, type ToolRegistry } from "./tools/index.ts";
@@ -65,6 +71,7 @@ interface Options {
   deny?: unknown;
   continue?: unknown;
   resume?: unknown;
+  fork?: unknown;
   session?: unknown;
 }
 
@@ -72,13 +79,17 @@ interface Options {
 type SessionChoice =
   | { kind: "new" }
   | { kind: "none" }
-  | { kind: "continue" }
-  | { kind: "resume"; id: string };
+  | { kind: "continue"; fork?: boolean }
+  | { kind: "resume"; id: string; fork?: boolean };
 
 // The log being written, for the signal handlers: a Ctrl-C must still record the repair.
 let openLog: SessionLog | undefined;
 
 export async function main(argv: string[]): Promise<number> {
+  // `sessions` as the first word is the command that reads the logs (a prompt that begins with
+  // the word is one quoted argument, so it never lands here).
+  const args = argv[2] === "--" ? argv.slice(3) : argv.slice(2);
+  if (args[0] === "sessions") return runSessions(args.slice(1));
   const cli = cac("agent-code");
   cli
     .command("[...prompt]", "Run one prompt; with no prompt, start a REPL")
@@ -98,6 +109,7 @@ export async function main(argv: string[]): Promise<number> {
     .option("--deny <rule>", 'Refuse what the rule names, as "Read(.env)" (both repeatable)')
     .option("-c, --continue", "Go on with this folder's latest session")
     .option("--resume <id>", "Go on with the session of that id (or its last 6 hex digits)")
+    .option("--fork", "With -c or --resume: a new session that starts from that one's view")
     .option("--no-session", "Write no session log")
     .action(async (words: unknown[], options: Options) => {
       const cwd = resolveCwd(options.cwd);
@@ -236,14 +248,18 @@ function sessionOption(options: Options, argv: string[]): SessionChoice {
     }
     return { kind: "none" };
   }
-  if (continuing) return { kind: "continue" };
+  const fork = options.fork === true;
+  if (fork && !continuing && resume === undefined) {
+    throw new UsageError("--fork needs -c or --resume <id>: the session to start from");
+  }
+  if (continuing) return { kind: "continue", fork };
   if (resume === undefined) return { kind: "new" };
   if (!SESSION_ID.test(resume) && !/^[0-9a-f]{6}$/.test(resume)) {
     throw new UsageError(
       `--resume: ${JSON.stringify(resume)} is not a session id (they look like 20261201-181502-3f9a1c)`,
     );
   }
-  return { kind: "resume", id: resume };
+  return { kind: "resume", id: resume, fork };
 }
 
 // An option's value as typed: mri has made `--resume 001234` the number 1234, which no String()
@@ -262,6 +278,9 @@ function openSession(
   where: { home: string; cwd: string },
 ): SessionLog | undefined {
   if (choice.kind === "none") return undefined;
+  if (choice.kind !== "new" && choice.fork === true) {
+    return SessionLog.fork(where, choice.kind === "resume" ? choice.id : undefined);
+  }
   if (choice.kind === "continue") return SessionLog.latest(where);
   if (choice.kind === "resume") return SessionLog.open(where, choice.id);
   return SessionLog.create(where);
@@ -280,6 +299,10 @@ function printHeader(session: Session): void {
   const { log } = session;
   if (log === undefined) {
     console.log("session: none");
+  } else if (log.parent !== undefined) {
+    const count = session.history.length;
+    const messages = `${count} ${count === 1 ? "message" : "messages"}`;
+    console.log(`session: ${log.id} (forked from ${log.parent.id}, ${messages})`);
   } else if (log.resumed) {
     const count = session.history.length;
     console.log(`session: ${log.id} (resumed, ${count} ${count === 1 ? "message" : "messages"})`);
@@ -401,6 +424,26 @@ async function repl(session: Session): Promise<number> {
     prompt();
   }
   return 0;
+}
+
+// `agent-code sessions …`: no request, no header; the same errors and exit codes as a run.
+async function runSessions(args: string[]): Promise<number> {
+  try {
+    return await sessionsCommand(args, {
+      home: agentHome(process.env),
+      resolveCwd: (dir) => resolveCwd(dir),
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+      ask: askStdin,
+    });
+  } catch (error) {
+    if (error instanceof SessionsUsageError) {
+      console.error(`error: ${error.message}`);
+      console.error(SESSIONS_USAGE);
+      return 2;
+    }
+    return reportError(error);
+  }
 }
 
 function reportError(error: unknown): number {

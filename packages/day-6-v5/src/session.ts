@@ -10,12 +10,14 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
   realpathSync,
+  renameSync,
   rmSync,
   unlinkSync,
   writeSync,
@@ -101,6 +103,9 @@ export function repairMessage(ids: string[], reason: RepairReason): Message {
 interface Header {
   id: string;
   cwd: string;
+  created: string;
+  // The session this one was forked from, and the `seq` of its last record then (day-6-v5).
+  parent?: { id: string; seq: number };
 }
 
 export interface LogContents {
@@ -164,7 +169,12 @@ export function readLog(bytes: Buffer, id: string): LogContents {
       if (record.type !== "session" || record.v !== FORMAT || record.id !== id) {
         throw damaged("is not this session's header");
       }
-      header = { id, cwd: String(record.cwd) };
+      header = {
+        id,
+        cwd: String(record.cwd),
+        created: String(record.created),
+        ...parentOf(record),
+      };
     } else if (record.type === "message") {
       if (!isMessage(record.message)) throw damaged("is not a message");
       messages.push(record.message);
@@ -255,6 +265,8 @@ export class SessionLog {
   readonly id: string;
   readonly path: string;
   readonly resumed: boolean;
+  // Set on a fork: the session it began from, named in its header.
+  parent: { id: string; seq: number } | undefined;
   // What opening it found and did (a torn line dropped, a lock taken over, calls repaired).
   readonly notes: string[] = [];
   #cwd: string;
@@ -267,6 +279,8 @@ export class SessionLog {
   #lastHash = "";
   #needsNewline = false;
   #created = new Date();
+  // A fork's first records: the parent's view, written with the header.
+  #pending: { message: Message; meta: RecordMeta }[] = [];
 
   private constructor(id: string, folder: string, cwd: string, resumed: boolean) {
     this.id = id;
@@ -293,21 +307,8 @@ export class SessionLog {
   // The session `id` (whole, or its last 6 hex digits when they name one session of this
   // project). A whole id is also looked for in every other project's folder: a moved project.
   static open({ home, cwd }: LogOptions, id: string): SessionLog {
-    let folder = realFolders(home, ["projects", projectKey(cwd), "sessions"], false);
-    if (SHORT_ID.test(id)) {
-      const names = sessionNames(folder).filter((name) => name.endsWith(`-${id}.jsonl`));
-      if (names.length > 1) {
-        throw new SessionError(
-          `--resume: ${id} names ${names.length} sessions here; give the whole id`,
-        );
-      }
-      id = names[0]?.slice(0, -".jsonl".length) ?? id;
-    }
-    if (folder === undefined || !exists(join(folder, `${id}.jsonl`))) {
-      folder = elsewhere(home, id);
-    }
-    if (folder === undefined || !SESSION_ID.test(id)) throw new SessionError(`no session ${id}`);
-    const log = new SessionLog(id, folder, realpathSync(cwd), true);
+    const found = findSession({ home, cwd }, id);
+    const log = new SessionLog(found.id, found.folder, realpathSync(cwd), true);
     log.#takeLock(true);
     try {
       log.#load();
@@ -320,47 +321,92 @@ export class SessionLog {
 
   // The project's session written to last (`-c`): one readdir and a stat of each log.
   static latest(options: LogOptions): SessionLog {
-    const folder = realFolders(
-      options.home,
-      ["projects", projectKey(options.cwd), "sessions"],
-      false,
-    );
-    const none = new SessionError(`no session to continue in ${options.cwd}`);
-    if (folder === undefined) throw none;
-    let newest: { name: string; time: number } | undefined;
-    for (const name of sessionNames(folder)) {
-      const time = lstatSync(join(folder, name)).mtimeMs;
-      if (
-        newest === undefined ||
-        time > newest.time ||
-        (time === newest.time && name > newest.name)
-      ) {
-        newest = { name, time };
+    return SessionLog.open(options, latestId(options));
+  }
+
+  // A new session that begins where `id` (or, undefined, the project's latest) is now: its header
+  // names the parent and the parent's last `seq`, and its first records are the parent's view (a
+  // compacted one as it is sent), written with the header. The parent's file is read, not changed.
+  static fork(options: LogOptions, id: string | undefined): SessionLog {
+    const found = findSession(options, id ?? latestId(options));
+    const contents = readLog(readSessionFile(join(found.folder, `${found.id}.jsonl`)), found.id);
+    const log = SessionLog.create(options);
+    log.parent = { id: found.id, seq: contents.seq };
+    log.notes.push(...contents.notes);
+    const metas = new Map(contents.records.map((record) => [record.seq, record]));
+    contents.messages.forEach((message, index) => {
+      const record = metas.get(contents.seqs[index]);
+      const meta: RecordMeta = {};
+      if (record?.type === "message") {
+        if (typeof record.stop === "string") meta.stop = record.stop;
+        if (record.usage !== undefined) meta.usage = record.usage as RecordMeta["usage"];
+        if (typeof record.repair === "string") meta.repair = record.repair as RepairReason;
       }
+      log.#pending.push({ message, meta });
+    });
+    const open = unansweredCalls(contents.messages);
+    if (open.length > 0) {
+      log.#pending.push({
+        message: repairMessage(open, "interrupted"),
+        meta: { repair: "interrupted" },
+      });
     }
-    if (newest === undefined) throw none;
-    return SessionLog.open(options, newest.name.slice(0, -".jsonl".length));
+    log.#messages = log.#pending.map(({ message }) => message);
+    return log;
+  }
+
+  // Runs `work` on the log `id` while holding its lock: what a live run must not see done.
+  static withLock<T>(options: LogOptions, id: string, work: (path: string) => T): T {
+    const found = findSession(options, id);
+    const log = new SessionLog(found.id, found.folder, realpathSync(options.cwd), true);
+    log.#takeLock(true);
+    try {
+      return work(log.path);
+    } finally {
+      log.close();
+    }
+  }
+
+  // Mends the log `id` (whole, or the 6 hex digits): `rewrite`'s fresh chain goes to
+  // `<id>.jsonl.new`, the old file stays as `<id>.jsonl.bak-<stamp>`, and the new one is renamed
+  // in. The session's lock is held throughout, so a run writing it is never repaired under it.
+  static repair(options: LogOptions, id: string, now = new Date()): Repaired {
+    const found = findSession(options, id);
+    const log = new SessionLog(found.id, found.folder, realpathSync(options.cwd), true);
+    log.#takeLock(true);
+    try {
+      const rewritten = rewrite(readSessionFile(log.path), log.id);
+      if (rewritten.changes.length === 0) return { id: log.id, ...rewritten };
+      const fresh = `${log.path}.new`;
+      rmSync(fresh, { force: true });
+      const fd = openSync(fresh, "wx", 0o600);
+      try {
+        writeSync(fd, rewritten.text);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+      const stamp = now.toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+      let backup = `${log.path}.bak-${stamp}`;
+      for (let n = 2; exists(backup); n++) backup = `${log.path}.bak-${stamp}-${n}`;
+      // A second name for the old file, then the new one over the first: at every moment
+      // `<id>.jsonl` is one whole log, the old or the new.
+      linkSync(log.path, backup);
+      renameSync(fresh, log.path);
+      return { id: log.id, ...rewritten, backup: basename(backup) };
+    } finally {
+      log.close();
+    }
   }
 
   messages(): Message[] {
     return [...this.#messages];
   }
 
-  // One record, one write: the line and its `\n` together, so a crash tears at most this line.
+  // A message record, written when the message exists.
   append(message: Message, meta: RecordMeta = {}): void {
     if (this.#fd === undefined) this.#start();
-    this.#seq += 1;
-    const line = JSON.stringify({
-      seq: this.#seq,
-      type: "message",
-      time: new Date().toISOString(),
-      message,
-      ...meta,
-      prev: this.#lastHash,
-    });
-    this.#write(`${this.#needsNewline ? "\n" : ""}${line}\n`);
-    this.#needsNewline = false;
-    this.#lastHash = chainHash(line);
+    this.#record({ type: "message", time: new Date().toISOString(), message, ...meta });
     this.#messages.push(message);
     this.#seqs.push(this.#seq);
   }
@@ -382,20 +428,14 @@ export class SessionLog {
     const from = this.#seqs[at];
     if (from === undefined || at < 1) return;
     if (this.#fd === undefined) this.#start();
-    this.#seq += 1;
-    const line = JSON.stringify({
-      seq: this.#seq,
+    this.#record({
       type: "compact",
       time: new Date().toISOString(),
       from,
       summary,
       tokens,
       ...(shortened.length === 0 ? {} : { shortened }),
-      prev: this.#lastHash,
     });
-    this.#write(`${this.#needsNewline ? "\n" : ""}${line}\n`);
-    this.#needsNewline = false;
-    this.#lastHash = chainHash(line);
     this.#messages = [
       { role: "user", content: summary },
       ...shortenResults(this.#messages.slice(at), shortened),
@@ -434,10 +474,26 @@ export class SessionLog {
       cwd: this.#cwd,
       created: this.#created.toISOString(),
       by: WRITER,
+      ...(this.parent === undefined ? {} : { parent: this.parent }),
       prev: null,
     });
     this.#write(`${header}\n`);
     this.#lastHash = chainHash(header);
+    // A fork's view, at the seqs after the header; #messages holds it already.
+    for (const { message, meta } of this.#pending) {
+      this.#record({ type: "message", time: new Date().toISOString(), message, ...meta });
+      this.#seqs.push(this.#seq);
+    }
+    this.#pending = [];
+  }
+
+  // One record, one write: the line and its `\n` together, so a crash tears at most this line.
+  #record(body: Record<string, unknown>): void {
+    this.#seq += 1;
+    const line = JSON.stringify({ seq: this.#seq, ...body, prev: this.#lastHash });
+    this.#write(`${this.#needsNewline ? "\n" : ""}${line}\n`);
+    this.#needsNewline = false;
+    this.#lastHash = chainHash(line);
   }
 
   #load(): void {
@@ -632,4 +688,369 @@ function alive(pid: number): boolean {
 function shown(path: string): string {
   const home = homedir();
   return path === home || path.startsWith(`${home}/`) ? `~${path.slice(home.length)}` : path;
+}
+
+function parentOf(record: Record<string, unknown>): { parent?: { id: string; seq: number } } {
+  const parent = record.parent as { id?: unknown; seq?: unknown } | undefined;
+  if (typeof parent?.id !== "string" || typeof parent.seq !== "number") return {};
+  return { parent: { id: parent.id, seq: parent.seq } };
+}
+
+// Where session `id` lives: this project's folder, or (a whole id) any other project's. The 6 hex
+// digits name a session of this project when exactly one ends with them.
+export function findSession({ home, cwd }: LogOptions, id: string): { id: string; folder: string } {
+  let folder = realFolders(home, ["projects", projectKey(cwd), "sessions"], false);
+  if (SHORT_ID.test(id)) {
+    const names = sessionNames(folder).filter((name) => name.endsWith(`-${id}.jsonl`));
+    if (names.length > 1) {
+      throw new SessionError(
+        `--resume: ${id} names ${names.length} sessions here; give the whole id`,
+      );
+    }
+    id = names[0]?.slice(0, -".jsonl".length) ?? id;
+  }
+  if (folder === undefined || !exists(join(folder, `${id}.jsonl`))) {
+    folder = elsewhere(home, id);
+  }
+  if (folder === undefined || !SESSION_ID.test(id)) throw new SessionError(`no session ${id}`);
+  return { id, folder };
+}
+
+// The project's session written to last (`-c`): one readdir and a stat of each log, no reads.
+export function latestId(options: LogOptions): string {
+  const newest = sessionFiles(options)[0];
+  if (newest === undefined) throw new SessionError(`no session to continue in ${options.cwd}`);
+  return newest.id;
+}
+
+// This project's logs, the one written to last first (the later id on a tie): readdir and stat.
+export function sessionFiles(options: LogOptions): { id: string; path: string; mtimeMs: number }[] {
+  const folder = realFolders(
+    options.home,
+    ["projects", projectKey(options.cwd), "sessions"],
+    false,
+  );
+  return sessionNames(folder)
+    .map((name) => {
+      const path = join(folder ?? "", name);
+      return { id: name.slice(0, -".jsonl".length), path, mtimeMs: lstatSync(path).mtimeMs };
+    })
+    .sort((a, b) => b.mtimeMs - a.mtimeMs || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+}
+
+// A log's bytes for a reader that writes nothing: never through a symlink, a regular file of
+// this user's, its mode left as it is.
+export function readSessionFile(path: string): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ELOOP") throw new SessionError(`${shown(path)} is a symlink; not opened`);
+    throw new SessionError(`${shown(path)} cannot be read (${code})`);
+  }
+  try {
+    const info = fstatSync(fd);
+    if (!info.isFile() || (process.getuid !== undefined && info.uid !== process.getuid())) {
+      throw new SessionError(`${shown(path)} is not a regular file of yours; not opened`);
+    }
+    return readFileSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+interface Line {
+  // From 1, as an editor counts.
+  number: number;
+  bytes: Buffer;
+  record: Record<string, unknown> | undefined;
+  // The last line, with no `\n` after it.
+  unfinished: boolean;
+}
+
+function splitLines(bytes: Buffer): Line[] {
+  const lines: Line[] = [];
+  for (let start = 0, number = 1; start < bytes.length; number++) {
+    const newline = bytes.indexOf(10, start);
+    const end = newline === -1 ? bytes.length : newline;
+    const line = bytes.subarray(start, end);
+    lines.push({ number, bytes: line, record: parseRecord(line), unfinished: newline === -1 });
+    start = end + 1;
+  }
+  return lines;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+// What `sessions check` finds in a log.
+export interface Verdict {
+  // One line each, in file order: "line 3 does not follow line 2 (edited or damaged)".
+  problems: string[];
+  messages: number;
+  records: number;
+}
+
+// Every line of a log checked as readLog checks it, but the whole file through: each bad line
+// named, not only the first. A log passes when a run would resume it as it is: nothing refused,
+// and nothing for the reader to mend (a torn last line, a call without its result).
+export function verify(bytes: Buffer, id: string): Verdict {
+  const problems: string[] = [];
+  const lines = splitLines(bytes);
+  const messages: { number: number; message: Message }[] = [];
+  const seqs = new Set<number>();
+  let previous: Buffer | undefined;
+  if (lines.length === 0) problems.push("line 1 is not a session header (the file is empty)");
+  for (const { number, bytes: line, record, unfinished } of lines) {
+    const bad = (what: string) => problems.push(`line ${number} ${what} (edited or damaged)`);
+    const prev = previous === undefined ? null : chainHash(previous);
+    previous = line;
+    if (record === undefined) {
+      if (unfinished && number > 1) {
+        problems.push(`line ${number} is an unfinished write (${plural(line.length, "byte")})`);
+      } else bad("is not a record");
+      continue;
+    }
+    if (number === 1) {
+      if (typeof record.v === "number" && record.v > FORMAT) {
+        problems.push(`line 1 was written by a newer agent-code (format ${record.v})`);
+      } else if (record.seq !== 0 || record.prev !== null) {
+        bad("is not a session header");
+      } else if (record.type !== "session" || record.v !== FORMAT || record.id !== id) {
+        bad("is not this session's header");
+      }
+      continue;
+    }
+    if (record.seq !== number - 1 || record.prev !== prev)
+      bad(`does not follow line ${number - 1}`);
+    if (record.type === "message") {
+      if (!isMessage(record.message)) bad("is not a message");
+      else {
+        messages.push({ number, message: record.message });
+        seqs.add(record.seq as number);
+      }
+    } else if (record.type === "compact" && !validCompact(record, seqs)) {
+      bad("is not a compact record");
+    }
+  }
+  for (const { number, ids } of unpaired(messages).calls) {
+    problems.push(
+      `line ${number} asks for ${plural(ids.length, "call")} with no result (${ids.join(", ")})`,
+    );
+  }
+  for (const { number, ids } of unpaired(messages).results) {
+    problems.push(
+      `line ${number} answers ${plural(ids.length, "call")} no turn asked for (${ids.join(", ")})`,
+    );
+  }
+  return { problems, messages: messages.length, records: lines.length };
+}
+
+function validCompact(record: Record<string, unknown>, seqs: Set<number>): boolean {
+  const shortened = record.shortened ?? [];
+  return (
+    seqs.has(record.from as number) &&
+    typeof record.summary === "string" &&
+    Array.isArray(shortened) &&
+    shortened.every((id) => typeof id === "string")
+  );
+}
+
+function blocksOf(message: Message): { type: string; id?: string; tool_use_id?: string }[] {
+  return typeof message.content === "string"
+    ? []
+    : (message.content as { type: string; id?: string; tool_use_id?: string }[]);
+}
+
+// The API's pairing rule over a whole log: each turn's calls answered before the next turn, each
+// result answering a call of the turn before it. What breaks it, by line.
+function unpaired(messages: { number: number; message: Message }[]): {
+  calls: { number: number; ids: string[] }[];
+  results: { number: number; ids: string[] }[];
+} {
+  const calls: { number: number; ids: string[] }[] = [];
+  const results: { number: number; ids: string[] }[] = [];
+  let turn: { number: number; asked: string[]; answered: Set<string> } | undefined;
+  const close = () => {
+    const open = turn?.asked.filter((id) => !turn?.answered.has(id)) ?? [];
+    if (turn !== undefined && open.length > 0) calls.push({ number: turn.number, ids: open });
+  };
+  for (const { number, message } of messages) {
+    const blocks = blocksOf(message);
+    if (message.role === "assistant") {
+      close();
+      const asked = blocks.flatMap((block) =>
+        block.type === "tool_use" ? [String(block.id)] : [],
+      );
+      turn = { number, asked, answered: new Set() };
+      continue;
+    }
+    const stray: string[] = [];
+    for (const block of blocks) {
+      if (block.type !== "tool_result") continue;
+      const id = String(block.tool_use_id);
+      if (turn?.asked.includes(id) === true) turn.answered.add(id);
+      else stray.push(id);
+    }
+    if (stray.length > 0) results.push({ number, ids: stray });
+  }
+  close();
+  return { calls, results };
+}
+
+// What `sessions repair` made of a log.
+export interface Rewritten {
+  // The new file, whole: a header, then a fresh chain.
+  text: string;
+  // What changed, one line each; none when the log was whole already.
+  changes: string[];
+  records: number;
+}
+
+export interface Repaired extends Rewritten {
+  id: string;
+  // The old file's new name, beside the log; none when nothing changed.
+  backup?: string;
+}
+
+// A log mended: lines that do not parse (a torn last one too) and records that are not what their
+// type says are dropped; a result answering no call is taken out of its message; calls left with
+// no result are answered as interrupted; every other record is kept as it is, its `seq` and
+// `prev` written anew where the chain broke. The header must be this session's own.
+export function rewrite(bytes: Buffer, id: string, now = new Date()): Rewritten {
+  const lines = splitLines(bytes);
+  const header = lines[0]?.record;
+  if (
+    header === undefined ||
+    header.type !== "session" ||
+    header.v !== FORMAT ||
+    header.id !== id
+  ) {
+    throw new SessionError(
+      `session ${id}: line 1 is not this session's header; repair keeps a log's own header and cannot make one`,
+    );
+  }
+  const changes: string[] = [];
+  // The records to keep, each with its line as read (none: written by this repair, or changed).
+  interface Entry {
+    number?: number;
+    record: Record<string, unknown>;
+    line?: Buffer;
+    // A compact record's first kept message.
+    target?: Entry;
+  }
+  const kept: Entry[] = [];
+  const bySeq = new Map<unknown, Entry>();
+  for (const { number, bytes: line, record, unfinished } of lines.slice(1)) {
+    if (record === undefined) {
+      changes.push(
+        unfinished
+          ? `dropped line ${number}: an unfinished write (${plural(line.length, "byte")})`
+          : `dropped line ${number}: not a record`,
+      );
+      continue;
+    }
+    if (record.type === "message" && !isMessage(record.message)) {
+      changes.push(`dropped line ${number}: not a message`);
+      continue;
+    }
+    const entry: Entry = { number, record, line };
+    if (record.type === "compact") {
+      entry.target = bySeq.get(record.from);
+      if (entry.target === undefined || !validCompact({ ...record, from: 0 }, new Set([0]))) {
+        changes.push(`dropped line ${number}: a compact record whose first message is gone`);
+        continue;
+      }
+    }
+    if (record.type === "message") bySeq.set(record.seq, entry);
+    kept.push(entry);
+  }
+  // The pairing rule: stray results out, unanswered calls answered right after their turn.
+  const repaired: Entry[] = [];
+  let turn: { number?: number; asked: string[]; answered: Set<string>; at: number } | undefined;
+  const close = () => {
+    const open = turn?.asked.filter((call) => !turn?.answered.has(call)) ?? [];
+    if (turn === undefined || open.length === 0) return;
+    const answer = repairMessage(open, "interrupted");
+    repaired.splice(turn.at + 1, 0, {
+      record: { type: "message", time: now.toISOString(), message: answer, repair: "interrupted" },
+    });
+    changes.push(
+      `answered ${plural(open.length, "call")} of line ${turn.number} (recorded as interrupted)`,
+    );
+  };
+  for (const entry of kept) {
+    const { record } = entry;
+    if (record.type !== "message") {
+      if (entry.target === undefined || repaired.includes(entry.target)) repaired.push(entry);
+      else
+        changes.push(`dropped line ${entry.number}: a compact record whose first message is gone`);
+      continue;
+    }
+    const message = record.message as Message;
+    const blocks = blocksOf(message);
+    if (message.role === "assistant") {
+      close();
+      const asked = blocks.flatMap((block) =>
+        block.type === "tool_use" ? [String(block.id)] : [],
+      );
+      turn = { number: entry.number, asked, answered: new Set(), at: repaired.length };
+      repaired.push(entry);
+      continue;
+    }
+    const stray = blocks.filter(
+      (block) =>
+        block.type === "tool_result" && turn?.asked.includes(String(block.tool_use_id)) !== true,
+    );
+    for (const block of blocks) {
+      if (block.type === "tool_result" && !stray.includes(block)) {
+        turn?.answered.add(String(block.tool_use_id));
+      }
+    }
+    if (stray.length > 0) {
+      const ids = stray.map((block) => String(block.tool_use_id)).join(", ");
+      const rest = blocks.filter((block) => !stray.includes(block));
+      if (rest.length === 0) {
+        changes.push(`dropped line ${entry.number}: its results answer no call (${ids})`);
+        continue;
+      }
+      changes.push(`line ${entry.number}: took out results that answer no call (${ids})`);
+      entry.record = { ...record, message: { ...message, content: rest } };
+      entry.line = undefined;
+    }
+    repaired.push(entry);
+  }
+  close();
+  // The fresh chain: a record keeps its line as read when its seq, prev and `from` still hold.
+  const seqOf = new Map(repaired.map((entry, index) => [entry, index + 1]));
+  const out: string[] = [lines[0]?.bytes.toString("utf8") ?? ""];
+  let previous = lines[0]?.bytes ?? Buffer.alloc(0);
+  let renewedFrom: number | undefined;
+  repaired.forEach((entry, index) => {
+    const seq = index + 1;
+    const prev = chainHash(previous);
+    const from = entry.target === undefined ? undefined : seqOf.get(entry.target);
+    const { seq: _seq, prev: _prev, ...body } = entry.record;
+    const record = from === undefined ? body : { ...body, from };
+    const same =
+      entry.line !== undefined &&
+      entry.record.seq === seq &&
+      entry.record.prev === prev &&
+      (from === undefined || entry.record.from === from);
+    const line =
+      same && entry.line !== undefined
+        ? entry.line
+        : Buffer.from(JSON.stringify({ seq, ...record, prev }));
+    if (!same && entry.number !== undefined && renewedFrom === undefined)
+      renewedFrom = entry.number;
+    out.push(line.toString("utf8"));
+    previous = line;
+  });
+  if (renewedFrom !== undefined) {
+    changes.push(`chained again from line ${renewedFrom} on (its seq and prev written anew)`);
+  }
+  if (changes.length === 0 && lines.at(-1)?.unfinished === true) {
+    changes.push(`ended line ${lines.length} with its newline`);
+  }
+  return { text: `${out.join("\n")}\n`, changes, records: out.length };
 }
