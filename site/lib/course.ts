@@ -55,6 +55,7 @@ export const COURSE: CourseGroup[] = [
       { page: "day-6.md", steps: true },
       { page: "day-6-rules.md", steps: true },
       { page: "day-6-compact.md", steps: true },
+      { page: "day-6-sessions.md", steps: true },
     ],
   },
   {

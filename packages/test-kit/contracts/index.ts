@@ -23,6 +23,7 @@ import { day5v5 } from "./day-5-v5.ts";
 import { day6v1 } from "./day-6-v1.ts";
 import { day6v2 } from "./day-6-v2.ts";
 import { day6v3 } from "./day-6-v3.ts";
+import { day6v5 } from "./day-6-v5.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -47,6 +48,7 @@ export const contracts: Contract[] = [
   day6v1,
   day6v2,
   day6v3,
+  day6v5,
   appendixProviders,
 ];
 
