@@ -215,6 +215,8 @@ test("check with no id takes the latest session; --all takes every one, exit 1 i
   plant(where, [{ role: "user", content: "hi" }], OTHER);
   expect((await run(where, ["check"])).out).toEqual([`${OTHER}: ok (1 message, 2 records)`]);
   appendFileSync(old, "{}\n");
+  // The append made it the newest: back to its old time, so the order is known.
+  utimesSync(old, new Date("2026-12-01T18:15:00Z"), new Date("2026-12-01T18:15:00Z"));
   const all = await run(where, ["check", "--all"]);
   expect(all.code).toBe(1);
   expect(all.out[0]).toBe(`${OTHER}: ok (1 message, 2 records)`);
