@@ -182,7 +182,11 @@ export async function main(argv: string[]): Promise<number> {
         openLog = undefined;
       }
     });
-  cli.help();
+  // The sessions command is dispatched before cac: its help points there.
+  cli.help((sections) => [
+    ...sections,
+    { title: "Sessions", body: `  ${SESSIONS_USAGE.replace("usage: ", "$ ")}` },
+  ]);
 
   try {
     // `pnpm start -- -C dir "hi"` passes its `--` on: a leading one does not end the options here.

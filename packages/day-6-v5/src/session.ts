@@ -829,16 +829,20 @@ export function verify(bytes: Buffer, id: string): Verdict {
         messages.push({ number, message: record.message });
         seqs.add(record.seq as number);
       }
-    } else if (record.type === "compact" && !validCompact(record, seqs)) {
+    } else if (
+      record.type === "compact" &&
+      !(seqs.has(record.from as number) && compactFields(record))
+    ) {
       bad("is not a compact record");
     }
   }
-  for (const { number, ids } of unpaired(messages).calls) {
+  const { calls, results } = unpaired(messages);
+  for (const { number, ids } of calls) {
     problems.push(
       `line ${number} asks for ${plural(ids.length, "call")} with no result (${ids.join(", ")})`,
     );
   }
-  for (const { number, ids } of unpaired(messages).results) {
+  for (const { number, ids } of results) {
     problems.push(
       `line ${number} answers ${plural(ids.length, "call")} no turn asked for (${ids.join(", ")})`,
     );
@@ -846,10 +850,10 @@ export function verify(bytes: Buffer, id: string): Verdict {
   return { problems, messages: messages.length, records: lines.length };
 }
 
-function validCompact(record: Record<string, unknown>, seqs: Set<number>): boolean {
+// A compact record's own fields; whether its `from` names a message is the caller's to check.
+function compactFields(record: Record<string, unknown>): boolean {
   const shortened = record.shortened ?? [];
   return (
-    seqs.has(record.from as number) &&
     typeof record.summary === "string" &&
     Array.isArray(shortened) &&
     shortened.every((id) => typeof id === "string")
@@ -957,7 +961,7 @@ export function rewrite(bytes: Buffer, id: string, now = new Date()): Rewritten 
     const entry: Entry = { number, record, line };
     if (record.type === "compact") {
       entry.target = bySeq.get(record.from);
-      if (entry.target === undefined || !validCompact({ ...record, from: 0 }, new Set([0]))) {
+      if (entry.target === undefined || !compactFields(record)) {
         changes.push(`dropped line ${number}: a compact record whose first message is gone`);
         continue;
       }

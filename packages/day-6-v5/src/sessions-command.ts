@@ -54,6 +54,7 @@ interface Parsed {
   all: boolean;
   yes: boolean;
   format?: string;
+  help?: boolean;
 }
 
 const COMMANDS = ["list", "show", "check", "repair", "export", "rm"];
@@ -76,13 +77,16 @@ export function parseSessionsArgs(args: string[]): Parsed {
     else if (arg.startsWith("--format=")) parsed.format = arg.slice("--format=".length);
     else if (arg === "--all") parsed.all = true;
     else if (arg === "--yes" || arg === "-y") parsed.yes = true;
+    else if (arg === "--help" || arg === "-h") parsed.help = true;
     else if (arg === "--") {
       words.push(...args.slice(index + 1));
       break;
     } else if (arg.startsWith("-") && arg !== "-") {
-      throw new SessionsUsageError(`unknown option for sessions: ${arg}`);
+      throw new SessionsUsageError(`unknown option for sessions: ${printable(arg)}`);
     } else words.push(arg);
   }
+  // Asked for the usage: nothing else on the line matters.
+  if (parsed.help === true) return parsed;
   const [command, ...ids] = words;
   if (command !== undefined) {
     if (!COMMANDS.includes(command)) {
@@ -126,6 +130,10 @@ export function parseSessionsArgs(args: string[]): Parsed {
 // Runs one `sessions` command; its exit code (0, or 1 when a check found a problem).
 export async function sessionsCommand(args: string[], io: SessionsIo): Promise<number> {
   const parsed = parseSessionsArgs(args);
+  if (parsed.help === true) {
+    io.out(SESSIONS_USAGE);
+    return 0;
+  }
   const where = { home: io.home, cwd: io.resolveCwd(parsed.cwd) };
   const id = parsed.ids[0];
   switch (parsed.command) {

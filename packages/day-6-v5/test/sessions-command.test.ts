@@ -433,6 +433,8 @@ test("bad arguments are usage errors: unknown commands and flags, bad ids, missi
   bad(["export", ID, "--format", "html"], "unknown --format: html (valid: md, json)");
   bad(["list", "--yes"], "sessions list takes no --yes");
   bad(["show", ID, "-C"], "-C needs a value");
+  bad(["list", "--json\u001b[2J"], "unknown option for sessions: --json\ufffd[2J");
+  expect(parseSessionsArgs(["show", "--help"])).toMatchObject({ help: true });
   expect(parseSessionsArgs(["-C", "/x", "show", "3f9a1c"])).toMatchObject({
     command: "show",
     ids: ["3f9a1c"],
