@@ -485,3 +485,32 @@ test("fork of a session with an unanswered call answers it in the fork, and leav
   });
   expect(readFileSync(path, "utf8")).toBe(before);
 });
+
+test("a log with a compact record: check passes it, show prints the compacted line, export marks the place", async () => {
+  const where = place();
+  const log = SessionLog.create(where);
+  for (const message of [...ROUND, ROUND[0], ROUND[3]] as Message[]) log.append(message);
+  log.compact({
+    summary: "<compacted-history>x</compacted-history>",
+    kept: 2,
+    tokens: { before: 900, after: 300 },
+  });
+  log.append({ role: "user", content: "and then?" });
+  log.close();
+  expect((await run(where, ["check", log.id])).out).toEqual([
+    `${log.id}: ok (7 messages, 9 records)`,
+  ]);
+  const shown = (await run(where, ["show", log.id])).out;
+  expect(shown.slice(-2)).toEqual([
+    "compacted: 6 messages (about 900 tokens) into 2 (about 300 tokens)",
+    "prompt: and then?",
+  ]);
+  const md = (await run(where, ["export", log.id])).out;
+  const mark = md.indexOf(
+    "*Compacted here: the conversation went on from a summary and the newest rounds.*",
+  );
+  expect(mark).toBeGreaterThan(md.lastIndexOf("It says: buy milk."));
+  expect(md.slice(mark)).toContain("and then?");
+  // The list counts the messages, not the compact record.
+  expect((await run(where, ["list"])).out[0]).toMatch(/ {2}7 messages {2}"and then\?"$/);
+});
