@@ -245,16 +245,16 @@ function sessionOption(options: Options, argv: string[]): SessionChoice {
   if (continuing && resume !== undefined) {
     throw new UsageError("--continue and --resume cannot be used together");
   }
+  const fork = options.fork === true;
+  if (fork && !continuing && resume === undefined) {
+    throw new UsageError("--fork needs -c or --resume <id>: the session to start from");
+  }
   if (options.session === false) {
     if (continuing) throw new UsageError("--no-session and --continue cannot be used together");
     if (resume !== undefined) {
       throw new UsageError("--no-session and --resume cannot be used together");
     }
     return { kind: "none" };
-  }
-  const fork = options.fork === true;
-  if (fork && !continuing && resume === undefined) {
-    throw new UsageError("--fork needs -c or --resume <id>: the session to start from");
   }
   if (continuing) return { kind: "continue", fork };
   if (resume === undefined) return { kind: "new" };

@@ -52,9 +52,10 @@ test("`sessions` as the first word lists without a request or a header; a prompt
       { args: (c) => ["sessions", "prune", "-C", c.work] },
       { args: (c) => ["sessions", "show", "../x", "-C", c.work] },
       { args: (c) => ["-C", c.work, "--fork", "go on"] },
+      { args: (c) => ["-C", c.work, "--no-session", "--fork", "go on"] },
     ],
   });
-  const [first, list, prompt, listed, unknown, badId, fork] = o.runs;
+  const [first, list, prompt, listed, unknown, badId, fork, noSession] = o.runs;
   expect(o.requests).toHaveLength(2);
   expect(list?.exitCode).toBe(0);
   expect(list?.stdout).not.toContain("Agent Code");
@@ -73,10 +74,12 @@ test("`sessions` as the first word lists without a request or a header; a prompt
   expect(lines(badId?.stderr)[0]).toBe(
     'error: sessions show: "../x" is not a session id (they look like 20261201-181502-3f9a1c)',
   );
-  expect(fork?.exitCode).toBe(2);
-  expect(lines(fork?.stderr)).toEqual([
-    "error: --fork needs -c or --resume <id>: the session to start from",
-  ]);
+  for (const alone of [fork, noSession]) {
+    expect(alone?.exitCode).toBe(2);
+    expect(lines(alone?.stderr)).toEqual([
+      "error: --fork needs -c or --resume <id>: the session to start from",
+    ]);
+  }
 });
 
 test("-c --fork starts a new session from the latest one's view; its header names the parent", async () => {
