@@ -160,6 +160,37 @@ test("every record of a log the bundle writes against the fake server, a tool ro
   });
 });
 
+test("a fork's log, as the day-6-v5 bundle writes it, validates: its header names the parent and its last seq", async () => {
+  const { home, work } = folders();
+  const fork = ["node", join(stageDir("day-6-v5"), "dist", "agent-code.mjs")];
+  const env = { AGENT_CODE_HOME: home, HOME: home };
+  const first = await runCli(
+    fork,
+    ["--provider", "mock", "-C", work, "echo hi using the echo tool"],
+    { env, timeoutMs: 20_000 },
+  );
+  const second = await runCli(
+    fork,
+    ["--provider", "mock", "-C", work, "-c", "--fork", "echo again using the echo tool"],
+    { env, timeoutMs: 20_000 },
+  );
+  expect([first.exitCode, second.exitCode, second.stderr]).toEqual([0, 0, ""]);
+  const parent = /^session: (\S+)/m.exec(first.stdout)?.[1];
+  const text = logOf(second.stdout, home, work);
+  const written = records(text);
+  expect(chainBreaks(text)).toEqual([]);
+  expect(written[0]).toMatchObject({ by: "agent-code day-6-v5", parent: { id: parent, seq: 4 } });
+  expect(written).toHaveLength(9);
+  // The schema can fail the field: a parent without its seq, or with a field it does not have.
+  const header = written[0] ?? {};
+  expect(schemaErrors({ ...header, parent: { id: parent } }, SCHEMA)).toContain(
+    "$: matches none of oneOf",
+  );
+  expect(schemaErrors({ ...header, parent: { id: parent, seq: 4, at: 1 } }, SCHEMA)).toContain(
+    "$: matches none of oneOf",
+  );
+});
+
 test("every record makeSessionLog plants validates, and its chain holds", () => {
   const text = makeSessionLog({
     id: ID,

@@ -56,6 +56,7 @@ export const COURSE: CourseGroup[] = [
       { page: "day-6-rules.md", steps: true },
       { page: "day-6-compact.md", steps: true },
       { page: "day-6-memory.md", steps: true },
+      { page: "day-6-sessions.md", steps: true },
     ],
   },
   {

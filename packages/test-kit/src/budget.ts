@@ -117,12 +117,9 @@ export function plannedContracts(
   return all;
 }
 
-// Days 6 to 9 as the course plans them, before their pages are written: the scenarios each stage
+// Days 7 to 9 as the course plans them, before their pages are written: the scenarios each stage
 // adds, without the twins (they judge another's run and cost nothing), and the CLI starts of each.
 export const PLANNED_STAGES: PlannedStage[] = [
-  // Day 6 (v1 to v4 are built): the rest of thirty scenarios, some starting the CLI two or three
-  // times (runs in one folder).
-  { stage: "day-6-v5", base: "day-6-v4", core: 0, conformance: 2, runsEach: 3 },
   // Day 7: slash commands, hooks, the PATH, loops, commands as files.
   { stage: "day-7-v1", base: "day-6-v5", core: 3, conformance: 4, changed: 2 },
   { stage: "day-7-v2", base: "day-7-v1", core: 0, conformance: 10, runsEach: 1.5 },

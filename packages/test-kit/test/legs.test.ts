@@ -53,7 +53,7 @@ test("the whole stages are each day's last and every stage off the main line", (
     "day-4-v3",
     "day-5-v5",
     "day-5-challenges",
-    "day-6-v4",
+    "day-6-v5",
     "day-6-challenges",
     "appendix-providers",
   ]);
@@ -65,12 +65,12 @@ test("the whole stages are each day's last and every stage off the main line", (
 });
 
 test("the floor leg tests the newest day's last stage whole and the stages off the main line", () => {
-  expect(newestStage()).toBe("day-6-v4");
+  expect(newestStage()).toBe("day-6-v5");
   expect(floorStages()).toEqual([
     "day-2-challenges",
     "day-3-challenges",
     "day-5-challenges",
-    "day-6-v4",
+    "day-6-v5",
     "day-6-challenges",
     "appendix-providers",
   ]);
@@ -78,7 +78,8 @@ test("the floor leg tests the newest day's last stage whole and the stages off t
     "day-5-challenges",
     "day-6-v2",
   ]);
-  expect(runsWhole("day-6-v4", "floor")).toBe(true);
+  expect(runsWhole("day-6-v5", "floor")).toBe(true);
+  expect(runsWhole("day-6-v4", "floor")).toBe(false);
   expect(runsWhole("day-6-v3", "floor")).toBe(false);
   expect(runsWhole("day-6-v2", "floor")).toBe(false);
   expect(runsWhole("day-5-v5", "floor")).toBe(false);
