@@ -2086,6 +2086,157 @@ const ANSWER_THE_CUT_CALL: [string, string] = [
     "                session.append_messages(messages[-1:] + answers)\n",
 ];
 
+// Day 6 v4 from the origin's memdir package: a note is `.agent/memory/<type>/<slug>.md` in the
+// project, the frontmatter `type` and `title` and then the body; the slug keeps ASCII `[a-z0-9-]`
+// (at most 64), else `mem-` and 8 hex digits of the title's sha1, `-1`, `-2` on a clash. Each save
+// appends `- [title](type/file.md) — <the body's first 60 characters>` to `.agent/memory/MEMORY.md`
+// (made with `# Memory Index`) and answers `Memory saved: [type] title -> path`. memory_recall
+// scores each note by the share of the query's words found in its title and body, ignoring case,
+// newest first among equals, and makes no folder. memory_recall is read-only; memory_write is a
+// low-risk write, run unasked but in plan mode. The system prompt, still built once at the start,
+// is the core, then `<project-rules>`, then the index (200 lines, 25 KB) in `<project-memory>`.
+const DAY_6_MEMDIR = String.raw`
+import hashlib
+
+MEMORY_TYPES = ("user", "feedback", "project", "reference")
+MEMORY_INDEX = "MEMORY.md"
+MAX_INDEX_LINES = 200
+MAX_INDEX_BYTES = 25 * 1024
+LOW_RISK_WRITES = {"memory_write"}
+
+
+def memory_dir(cwd=None):
+    return Path(cwd or Path.cwd()) / ".agent" / "memory"
+
+
+def make_slug(title):
+    slug = re.sub(r"[^a-z0-9-]+", "-", title.strip().lower())
+    slug = re.sub(r"-+", "-", slug).strip("-")[:64].strip("-")
+    if not slug:
+        slug = "mem-" + hashlib.sha1(title.encode("utf-8")).hexdigest()[:8]
+    return slug
+
+
+def memory_write(type, title, body):
+    if type not in MEMORY_TYPES:
+        return f"error: unknown memory type: {type} (one of {', '.join(MEMORY_TYPES)})"
+    folder = memory_dir() / type
+    folder.mkdir(parents=True, exist_ok=True)
+    slug = make_slug(title)
+    path = folder / f"{slug}.md"
+    counter = 1
+    while path.exists():
+        path = folder / f"{slug}-{counter}.md"
+        counter += 1
+    path.write_text(f"---\ntype: {type}\ntitle: {title}\n---\n\n{body}\n", encoding="utf-8")
+    index = memory_dir() / MEMORY_INDEX
+    if not index.exists():
+        index.write_text("# Memory Index\n\n", encoding="utf-8")
+    summary = " ".join(body.split())[:60]
+    with open(index, "a", encoding="utf-8") as handle:
+        handle.write(f"- [{title}]({type}/{path.name}) — {summary}\n")
+    return f"Memory saved: [{type}] {title} -> {path}"
+
+
+def _read_memory(path):
+    text = path.read_text(encoding="utf-8", errors="replace")
+    meta, body = {}, text
+    if text.startswith("---\n") and "\n---\n" in text[4:]:
+        head, body = text[4:].split("\n---\n", 1)
+        for line in head.splitlines():
+            key, _, value = line.partition(":")
+            meta[key.strip()] = value.strip()
+    return meta, body.strip()
+
+
+def memory_recall(query, top_k=5):
+    keywords = query.lower().split()
+    root = memory_dir()
+    found = []
+    for kind in MEMORY_TYPES:
+        folder = root / kind
+        if not keywords or not folder.is_dir():
+            continue
+        for path in folder.glob("*.md"):
+            meta, body = _read_memory(path)
+            title = meta.get("title", path.stem)
+            text = f"{title}\n{body}".lower()
+            score = sum(1 for word in keywords if word in text) / len(keywords)
+            if score > 0:
+                found.append((score, path.stat().st_mtime, meta.get("type", kind), title, path, body))
+    found.sort(key=lambda item: (item[0], item[1]), reverse=True)
+    if not found:
+        return "(no matching memories found)"
+    blocks = []
+    for _, _, kind, title, path, body in found[:int(top_k)]:
+        snippet = " ".join(body.split())[:200]
+        blocks.append(f"## [{kind}] {title}\n  file: {path}\n  {snippet}")
+    return "\n\n".join(blocks)
+
+
+def load_memory_index(cwd):
+    index = memory_dir(cwd) / MEMORY_INDEX
+    if not index.is_file():
+        return ""
+    lines = index.read_text(encoding="utf-8", errors="replace").splitlines()[:MAX_INDEX_LINES]
+    data = "\n".join(lines).encode("utf-8")[:MAX_INDEX_BYTES]
+    return data.decode("utf-8", errors="ignore")
+
+
+if LEVEL >= 19:
+    READONLY_TOOLS.add("memory_recall")
+    TOOLS["memory_write"] = (memory_write, "Save a memory for later sessions of this project.",
+                             {"type": "object",
+                              "properties": {"type": {"type": "string", "enum": list(MEMORY_TYPES)},
+                                             "title": {"type": "string"},
+                                             "body": {"type": "string"}},
+                              "required": ["type", "title", "body"]})
+    TOOLS["memory_recall"] = (memory_recall, "Find saved memories by keywords.",
+                              {"type": "object",
+                               "properties": {"query": {"type": "string"},
+                                              "top_k": {"type": "integer", "default": 5}},
+                               "required": ["query"]})
+
+
+def run_tool(name, args):`;
+
+const DAY_6_V4_EDITS: [string, string][] = [
+  ...DAY_6_V3_EDITS,
+  ['STAGE = "day-6-v3"', 'STAGE = "day-6-v4"'],
+  ['"day-6-v2", "day-6-v3"].index(STAGE)', '"day-6-v2", "day-6-v3", "day-6-v4"].index(STAGE)'],
+  ["\n\ndef run_tool(name, args):", DAY_6_MEMDIR],
+  [
+    '    if name in READONLY_TOOLS:\n        return "allow", None\n    if name == "bash":\n',
+    '    if name in READONLY_TOOLS:\n        return "allow", None\n' +
+      "    if name in LOW_RISK_WRITES:\n" +
+      '        return "allow", None\n' +
+      '    if name == "bash":\n',
+  ],
+  [
+    "    rules = load_agent_md(cwd).strip()\n" +
+      "    if not rules:\n" +
+      "        return _SYSTEM_CORE\n" +
+      '    return f"{_SYSTEM_CORE}\\n\\n<project-rules>\\n{rules}\\n</project-rules>"\n',
+    "    parts = [_SYSTEM_CORE]\n" +
+      "    rules = load_agent_md(cwd).strip()\n" +
+      "    if rules:\n" +
+      '        parts.append(f"<project-rules>\\n{rules}\\n</project-rules>")\n' +
+      '    memory = load_memory_index(cwd).strip() if LEVEL >= 19 else ""\n' +
+      "    if memory:\n" +
+      '        parts.append(f"<project-memory>\\n{memory}\\n</project-memory>")\n' +
+      '    return "\\n\\n".join(parts)\n',
+  ],
+];
+
+// Day 6 v4's notes: memory_write is a low-risk write the origin runs unasked, so there is no
+// question, and `n` saves the note all the same; its own result line (the whole path), notes and
+// MEMORY.md in the project's `.agent/memory`, the frontmatter without `created` and the title
+// unquoted, the index appended to on each save, and no frame sentence before `<project-memory>`;
+// no title is checked (a newline or `](x)` is saved), the index is sent as written (no entities),
+// and it is read from the project, so a planted `.agent/memory/MEMORY.md` is sent. The three core
+// scenarios pass: they judge only the requests and the exit codes.
+const DAY_6_V4_NOTES = ["memory-next-session-text", "memory-asks", "memory-injection"];
+
 describe.skipIf(!HAS_PYTHON)(
   "a Python Day 6 written from the origin course (needs python3)",
   () => {
@@ -2154,6 +2305,33 @@ describe.skipIf(!HAS_PYTHON)(
         .map((line) => line.replace(/.*\[(.*)\]$/, "$1"));
       expect(passed).toEqual(DAY_6_V3_MISSES);
       expect(run.exitCode).toBe(0);
+    }, 30_000);
+
+    test(
+      "passes every core scenario day-6-v4 adds; each miss is a conformance note",
+      async () => {
+        expect(addedIds("day-6-v4")).toContain("memory-next-session");
+        const command = write("day_6_v4", AGENT_CODE, DAY_6_V4_EDITS);
+        await passesWhatItAdds("day-6-v4", command, DAY_6_V4_NOTES);
+      },
+      WHOLE_CONTRACT_MS,
+    );
+
+    // The same slip of the snapshot's cli.py at v4: a one-shot run 2 is sent no memory index.
+    test("the system prompt only in the REPL, as the snapshot's cli.py: memory-next-session fails", async () => {
+      const command = write("day_6_v4_memory_only_in_the_repl", AGENT_CODE, [
+        ...DAY_6_V4_EDITS,
+        [
+          "        run_agent(options.prompt, complete, options.max_steps, session, system)",
+          "        run_agent(options.prompt, complete, options.max_steps, session)",
+        ],
+      ]);
+      const run = await check(["day-6-v4", "--cmd", command, "--only", "memory-next-session"]);
+      expect(run.exitCode).toBe(1);
+      expect(failIds(run.stdoutLines)).toEqual(["memory-next-session"]);
+      expect(run.stdout).toContain(
+        "run 2's first request should carry the saved memory's title (in `system` or a message)",
+      );
     }, 30_000);
   },
 );
