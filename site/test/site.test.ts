@@ -330,6 +330,7 @@ describe("the navigation", () => {
       "Day 6, v2",
       "Day 6, v3",
       "Day 6, v4",
+      "Day 6, v5",
       "Day 6, challenges",
       "Appendix: providers",
     ]);
