@@ -173,6 +173,7 @@ function laterArgs(
   const runs: RunObserved[] = Array.from({ length: index }, (_, run) => {
     const stdout = outputs[run] ?? "";
     return {
+      command: [],
       trace: [],
       stdout,
       stdoutLines: stdout === "" ? [] : stdout.replace(/\n$/, "").split("\n"),

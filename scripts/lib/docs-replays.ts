@@ -30,6 +30,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-6-v2": ["rules-reach-model"],
   "day-6-v3": ["compact-pairs-intact-text"],
   "day-6-v4": ["memory-next-session-text"],
+  "day-6-v5": ["sessions-list-show-export"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
@@ -67,6 +68,13 @@ const NORMALISE: { pattern: RegExp; replacement: string }[] = [
   { pattern: /\b\d{8}-\d{6}-[0-9a-f]{6}\b/g, replacement: "20261201-181502-3f9a1c" },
   // A project's folder under the home: its name, then a hash of the folder's real path.
   { pattern: /(projects\/[a-z0-9._-]+)-[0-9a-f]{12}\b/g, replacement: "$1-1a2b3c4d5e6f" },
+  // A session's times as the sessions command prints them: a header's `created`, and the time a
+  // `sessions list` line says the log was written to last.
+  {
+    pattern: /\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d{3})?Z/g,
+    replacement: "2026-12-01T18:15:02.000Z",
+  },
+  { pattern: /\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?= {2}\d)/g, replacement: "2026-12-01 18:15" },
 ];
 const PROJECT_DIR = "/your/project";
 
@@ -108,16 +116,19 @@ export async function runReplay(id: string): Promise<{ text: string; wire?: Wire
     const why = result.failures.map((failure) => failure.message).join("; ");
     throw new Error(`replay ${id}: the run fails its scenario (${why}); rebuild the stages`);
   }
-  const { run } = result;
-  const args = run.command.slice(COMMAND.length).map(shellQuote);
-  // The run shown is the last one; a scenario of several runs gives each its own input.
-  const stdin = scenario.runs === undefined ? scenario.stdin : scenario.runs.at(-1)?.stdin;
-  const command = [...stdinPipe(stdin), "agent-code", ...args].join(" ");
-  const stdout = BEFORE_PROVIDER_LINE.has(id)
-    ? run.stdout.replace(/^provider: .*\n/m, "")
-    : run.stdout;
-  const output = [`$ ${command}`, stdout.replace(/\n$/, "")];
-  if (run.stderr !== "") output.push(run.stderr.replace(/\n$/, ""));
+  // Each run as typed, then what it printed: a scenario of several runs shows them all, each
+  // with its own input.
+  const inputs = [scenario.stdin, ...(scenario.runs ?? []).map((spec) => spec.stdin)];
+  const output = (result.runs ?? [result.run]).flatMap((run, index) => {
+    const args = run.command.slice(COMMAND.length).map(shellQuote);
+    const command = [...stdinPipe(inputs[index]), "agent-code", ...args].join(" ");
+    const stdout = BEFORE_PROVIDER_LINE.has(id)
+      ? run.stdout.replace(/^provider: .*\n/m, "")
+      : run.stdout;
+    const shown = [`$ ${command}`, stdout.replace(/\n$/, "")];
+    if (run.stderr !== "") shown.push(run.stderr.replace(/\n$/, ""));
+    return shown;
+  });
   const directories = [cwd, realpathSync(cwd)];
   const full = normalise(output.join("\n"), directories);
   const text = SHORTENED.has(id) ? shortenRun(full) : full;

@@ -163,6 +163,7 @@ async function pasteRuns(
     const { trace, stdout, stdoutLines, stderr, exitCode, signal, durationMs } = output;
     const endRequest = (await recorded(control)).length;
     runs.push({
+      command: output.command,
       trace,
       stdout,
       stdoutLines,

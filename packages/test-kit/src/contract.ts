@@ -101,6 +101,8 @@ export interface Observed extends RunOutput {
 
 /** What one run of a scenario's command showed. */
 export interface RunObserved extends RunOutput {
+  // The command line of this run (the docs' replays show each run of a scenario of several).
+  command: string[];
   // The requests this run sent: `observed.requests` from index `firstRequest` up to, not
   // including, `endRequest` (equal when it sent none).
   firstRequest: number;
@@ -277,6 +279,8 @@ export interface ScenarioResult {
   // The scenario drew from the seed: at another seed it asks for other words and numbers.
   seeded?: boolean;
   run: CliRun;
+  // Every run of a scenario of several (`runs`), in order, the last being `run`'s.
+  runs?: RunObserved[];
   requests: RecordedRequest[];
   // What the fake server sent back, by request (the docs' wire views show it).
   responses: RecordedResponse[];
@@ -615,6 +619,7 @@ export async function observePrepared(
       strayProcesses.push(...sweepStrayProcesses(dir));
       runs.push({
         ...outputOf(run),
+        command: run.command,
         firstRequest,
         endRequest: server?.requests().length ?? 0,
       });
@@ -683,6 +688,7 @@ export function judgeRun(
     ...(notes.length > 0 ? { notes } : {}),
     ...(readSeed() ? { seeded: true } : {}),
     run,
+    ...(observed.runs.length > 1 ? { runs: observed.runs } : {}),
     requests,
     responses,
   };

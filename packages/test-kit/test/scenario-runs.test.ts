@@ -99,6 +99,14 @@ test("later runs share the folder and the script; their arguments read the runs 
     ["session: s2", "note: before 1", "final: two"],
     ["session: s3", "note: before 2", "final: three"],
   ]);
+  // Each run keeps its own command line, and the result lists the runs (the docs' replays show
+  // them all).
+  expect(seen?.runs.map((run) => run.command.slice(2).at(-1))).toEqual(["first", "s1", "third"]);
+  expect(result.runs?.map((run) => run.stdoutLines[0])).toEqual([
+    "session: s1",
+    "session: s2",
+    "session: s3",
+  ]);
   // Request numbers go on across runs, and each run knows its own.
   expect(seen?.runs.map((run) => [run.firstRequest, run.endRequest])).toEqual([
     [0, 1],
