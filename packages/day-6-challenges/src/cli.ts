@@ -8,6 +8,8 @@ import { runAgent } from "./agent.ts";
 import { CompactError, compactAtFromEnv } from "./compact.ts";
 import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
+import { MemoryError } from "./memory.ts";
+import { mineSession } from "./mine.ts";
 import {
   ApiError,
   createProvider,
@@ -82,6 +84,8 @@ type SessionChoice =
 let openLog: SessionLog | undefined;
 
 export async function main(argv: string[]): Promise<number> {
+  // `memory` as the first word is the subcommand; a prompt that starts with it is one argument.
+  if (argv[2] === "memory") return await memoryCommand(argv);
   const cli = cac("agent-code");
   cli
     .command("[...prompt]", "Run one prompt; with no prompt, start a REPL")
@@ -183,6 +187,43 @@ export async function main(argv: string[]): Promise<number> {
     // `pnpm start -- -C dir "hi"` passes its `--` on: a leading one does not end the options here.
     cli.parse(argv[2] === "--" ? [...argv.slice(0, 2), ...argv.slice(3)] : argv, { run: false });
     // Only runMatchedCommand() checks for unknown options, missing values and unused args.
+    return (await cli.runMatchedCommand()) ?? 0;
+  } catch (error) {
+    return reportError(error);
+  }
+}
+
+// `agent-code memory mine <id>`: notes proposed from a session's prompts, each saved on a yes.
+// It opens no session and asks no model, so it needs no key.
+async function memoryCommand(argv: string[]): Promise<number> {
+  const cli = cac("agent-code memory");
+  cli
+    .command("mine <id>", "Propose notes from a session's prompts; save each one you answer y to")
+    .option("-C, --cwd <dir>", "Working directory (default: the current directory)")
+    .action(async (_id: unknown, options: Options) => {
+      const cwd = resolveCwd(options.cwd);
+      // The id as typed: mri may have made a number of it.
+      const id = argv[argv.indexOf("mine", 3) + 1] ?? "";
+      if (!SESSION_ID.test(id)) {
+        throw new UsageError(
+          `memory mine: ${JSON.stringify(id)} is not a session id (they look like 20261201-181502-3f9a1c)`,
+        );
+      }
+      const input = new StdinLines();
+      const ui = new Prompter(input, process.stdout, process.stdin.isTTY !== true, false);
+      try {
+        await mineSession({ home: agentHome(process.env), cwd, id, ui });
+      } finally {
+        input.close();
+      }
+      return 0;
+    });
+  cli.help();
+  try {
+    cli.parse([...argv.slice(0, 2), ...argv.slice(3)], { run: false });
+    if (cli.matchedCommand === undefined && !cli.options.help) {
+      throw new UsageError("memory takes a command: agent-code memory mine <session id>");
+    }
     return (await cli.runMatchedCommand()) ?? 0;
   } catch (error) {
     return reportError(error);
@@ -420,7 +461,12 @@ function reportError(error: unknown): number {
     console.error(`error: ${error.message}`);
     return 2;
   }
-  if (error instanceof ApiError || error instanceof SessionError || error instanceof CompactError) {
+  if (
+    error instanceof ApiError ||
+    error instanceof SessionError ||
+    error instanceof CompactError ||
+    error instanceof MemoryError
+  ) {
     console.error(`error: ${error.message}`);
     return 1;
   }

@@ -290,19 +290,42 @@ export interface Recalled {
   score: number;
 }
 
-// Origin's scoring: the query split at whitespace, each word found (case-insensitive) in the
-// title or the body counts; score = words found / words. Best first, ties newest first.
+// A letter of a script written without spaces between words: Han (and 々), Hiragana, Katakana
+// (and the long-vowel mark ー, which Unicode files under no script of its own) and Hangul.
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u30fc]/u;
+const UNSPACED_RUNS = new RegExp(`${UNSPACED.source}+`, "gu");
+
+// What a query is scored on. A word with no letter of those scripts counts whole, as in the
+// origin. In a word that has some, each run of them gives its pairs of characters (a run of one
+// character: the character), and what is left between the runs counts as words.
+export function recallTerms(query: string): string[] {
+  const terms: string[] = [];
+  for (const word of query.toLowerCase().split(/\s+/)) {
+    if (!UNSPACED.test(word)) {
+      if (word !== "") terms.push(word);
+      continue;
+    }
+    for (const rest of word.split(UNSPACED_RUNS)) if (rest !== "") terms.push(rest);
+    for (const [run] of word.matchAll(UNSPACED_RUNS)) {
+      const chars = [...run];
+      if (chars.length === 1) terms.push(run);
+      for (let at = 0; at + 1 < chars.length; at++) terms.push(`${chars[at]}${chars[at + 1]}`);
+    }
+  }
+  return terms;
+}
+
+// Origin's scoring, with pairs of characters where words have no spaces: each term found
+// (case-insensitive) in the title or the body counts; score = terms found / terms. Best first,
+// ties newest first.
 export function recallMemories(memories: Memory[], query: string, topK = 5): Recalled[] {
-  const words = query
-    .toLowerCase()
-    .split(/\s+/)
-    .filter((word) => word !== "");
-  if (words.length === 0) return [];
+  const terms = recallTerms(query);
+  if (terms.length === 0) return [];
   return memories
     .map((memory) => {
       const text = `${memory.title}\n${memory.body}`.toLowerCase();
-      const hits = words.filter((word) => text.includes(word)).length;
-      return { memory, score: hits / words.length };
+      const hits = terms.filter((term) => text.includes(term)).length;
+      return { memory, score: hits / terms.length };
     })
     .filter((found) => found.score > 0)
     .sort((a, b) => b.score - a.score || newestFirst(a.memory, b.memory))
