@@ -30,7 +30,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-6-v2": ["rules-reach-model"],
   "day-6-v3": ["compact-pairs-intact-text"],
   "day-6-v4": ["memory-next-session-text"],
-  "day-6-v5": ["sessions-list-show-export"],
+  "day-6-v5": ["sessions-list-show-export", "sessions-check-repair-fork"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
@@ -75,6 +75,8 @@ const NORMALISE: { pattern: RegExp; replacement: string }[] = [
     replacement: "2026-12-01T18:15:02.000Z",
   },
   { pattern: /\b\d{4}-\d{2}-\d{2} \d{2}:\d{2}(?= {2}\d)/g, replacement: "2026-12-01 18:15" },
+  // The stamp of the old log `sessions repair` keeps beside the mended one.
+  { pattern: /(?<=\.jsonl\.bak-)\d{8}-\d{6}\b/g, replacement: "20261201-181530" },
 ];
 const PROJECT_DIR = "/your/project";
 
