@@ -28,6 +28,7 @@ import {
 } from "./sessions-command.ts";
 import { agentHome, loadSettings, type Rules, SettingsError } from "./settings.ts";
 import { BackgroundTasks, stopAllCommands } from "./shell.ts";
+import { builtInCommands, dispatch, isSlash, runOneShot, SlashCommands } from "./slash.ts";
 import { defaultTools, type ToolRegistry } from "./tools/index.ts";
 
 // A mistake in how the command was called: exit code 2, like the argv errors cac reports.
@@ -131,10 +132,18 @@ export async function main(argv: string[]): Promise<number> {
         permissionModeOption(options.permissionMode) ?? settings.mode ?? "default";
       const model = options.model === undefined ? DEFAULT_MODEL : String(options.model);
       const baseURL = options.baseUrl === undefined ? undefined : String(options.baseUrl);
+      const compactAt = compactAtFromEnv(process.env);
+      const prompt = words.map(String).join(" ").trim();
+      // The slash commands. A one-shot `/x` runs before a provider is made or a log opened: no
+      // key needed, no header, no request.
+      const commands = new SlashCommands(builtInCommands());
+      if (isSlash(prompt)) {
+        const session = { cwd, home, model, tools, compactAt, permissionMode };
+        return await runOneShot(prompt, commands, session, PRINT);
+      }
       const input = new StdinLines();
       const interactive = process.stdin.isTTY === true;
       const provider = createProvider(providerName, model, baseURL);
-      const compactAt = compactAtFromEnv(process.env);
       // Opened once the run can start: a usage error or a missing key leaves nothing behind.
       const log = openSession(choice, { home, cwd });
       openLog = log;
@@ -169,16 +178,16 @@ export async function main(argv: string[]): Promise<number> {
       };
       printNotes(session, agentRules.notes);
       printHeader(session);
-      const prompt = words.map(String).join(" ").trim();
       try {
-        if (prompt === "") return await repl(session);
+        if (prompt === "") return await repl(session, commands);
         await runOnce(prompt, session);
         return 0;
       } finally {
         input.close();
         // Background tasks belong to the session: a one-shot run, or a REPL, takes them along.
         session.tasks.stopAll();
-        log?.close();
+        // /clear may have opened another.
+        session.log?.close();
         openLog = undefined;
       }
     });
@@ -402,22 +411,26 @@ class StdinLines implements LineSource {
   }
 }
 
-// One session for every line: each line's run starts from the conversation so far.
-async function repl(session: Session): Promise<number> {
+const PRINT = {
+  out: (line: string) => console.log(line),
+  err: (line: string) => console.error(line),
+};
+
+// One session for every line: each line's run starts from the conversation so far; a `/` line is
+// a command, which never reaches the model.
+async function repl(session: Session, commands: SlashCommands): Promise<number> {
   const interactive = process.stdin.isTTY === true;
   const prompt = () => interactive && process.stdout.write("> ");
 
   prompt();
   for (let raw = await session.input.next(); raw !== undefined; raw = await session.input.next()) {
     const line = raw.trim();
-    if (line === "/exit") {
-      console.log("Bye.");
-      return 0;
-    }
-    if (line === "/help") {
-      console.log("commands: /help, /exit");
-    } else if (line.startsWith("/")) {
-      console.error(`unknown command: ${line.split(/\s/)[0]} (try /help)`);
+    if (isSlash(line)) {
+      const onNewLog = (log: SessionLog | undefined) => {
+        openLog = log;
+      };
+      const ran = await dispatch(line, commands, { session, oneShot: false, onNewLog }, PRINT);
+      if (ran.exit) return 0;
     } else if (line !== "") {
       // A failed call ends that line's run, not the session.
       await runOnce(line, session).catch((error: unknown) => {

@@ -69,23 +69,25 @@ export interface Compacted {
   tokens: { before: number; after: number };
 }
 
-// The cut: the newest rounds that fit a quarter of the threshold, and always the last whole round.
-// Null when there is nothing before the last round to summarize, or the summary saves nothing.
+// The cut: the newest rounds that fit a quarter of the threshold (or `keep` tokens: 0 for the
+// person's /compact), and always the last whole round. Null when there is nothing before the last
+// round to summarize, or the summary saves nothing.
 export function compact(
   messages: Message[],
-  { threshold }: { threshold: number },
+  { threshold, keep }: { threshold: number; keep?: number },
 ): Compacted | null {
   const before = estimateTokens(messages);
   const cuts = cutPoints(messages);
   const lastRound = cuts.findLast((index) => messages[index]?.role === "assistant");
   if (lastRound === undefined) return null;
   const budget = Math.floor(threshold / 4);
+  const tail = keep ?? budget;
   // Sizes from the end: the tail from each cut point to the last message.
   const sizes = suffixSizes(messages);
   let from = lastRound;
   for (const cut of cuts.toReversed()) {
     if (cut >= lastRound) continue;
-    if ((sizes[cut] ?? 0) > budget) break;
+    if ((sizes[cut] ?? 0) > tail) break;
     from = cut;
   }
   const first = isSummary(messages[0]) ? 1 : 0;

@@ -534,6 +534,24 @@ export function commandName(words: string[]): string {
   return /\.exe$/i.test(base) ? base.slice(0, -4) : base;
 }
 
+/**
+ * The words of a line as a shell would split them, and nothing more: quotes and backslashes are
+ * read, nothing is run or expanded (`$HOME` stays as written), and `;`, `|`, `>` or `#` are text
+ * like any other. For the REPL's slash commands: `"it's"` is one word, an unclosed quote is said.
+ */
+export function splitWords(text: string): { words: string[]; unclosed: boolean } {
+  const out: ParsedCommand = { commands: [], pipelines: [], unchecked: [] };
+  const s: State = { src: text, pos: 0, depth: 0, out, stopped: false, heredocs: [] };
+  const words: string[] = [];
+  for (;;) {
+    while (/[ \t\n]/.test(s.src[s.pos] ?? "")) s.pos++;
+    if (s.pos >= s.src.length) break;
+    words.push(readWord(s, " \t\n").value);
+  }
+  const unclosed = out.unchecked.some((why) => /^unbalanced (?:quote|backquote)$/.test(why));
+  return { words, unclosed };
+}
+
 function skipBlanks(s: State): void {
   for (;;) {
     const c = s.src[s.pos];
