@@ -1,6 +1,6 @@
 // Slash commands: the person's control plane. A line that starts with `/` never reaches the model:
 // it is split into words by Day 5's reader, looked up in a registry that cli.ts builds, and run
-// here. The texts and exit codes are decision 0080's; what it left open, decision 0081's.
+// here. The texts and exit codes are decision 0080's; what it left open, decision 0082's.
 import { printable, view } from "./agent.ts";
 import { compact, DEFAULT_COMPACT_AT, estimateTokens } from "./compact.ts";
 import { ReadState } from "./fs-safety.ts";
