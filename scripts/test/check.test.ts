@@ -234,7 +234,7 @@ test(
 );
 
 test(
-  "--all's first screen grows by a line a stage, not by a stage's scenarios: under 45 lines",
+  "--all's first screen grows by a line a stage, not by a stage's scenarios: 20 lines around them",
   async () => {
     // The cut's own reports, and every later stage as day-3-v1 read (not passed, the same misses):
     // the screen of a whole course, built without running it.
@@ -261,7 +261,8 @@ test(
     output.done({ ...cut, stages });
     const lines = text.replace(/\n$/, "").split("\n");
     expect(lines.length).toBeLessThanOrEqual(STAGES.length + 3 * 4 + 14);
-    expect(lines.length).toBeLessThan(45);
+    // 43 lines for 19 stages when decision 0037 was made, 47 for 27: the list and 20 lines more.
+    expect(lines.length).toBeLessThanOrEqual(STAGES.length + 20);
     const width = Math.max(...STAGES.map((stage) => stage.length));
     const first = lines.findIndex((line) => line.startsWith("day-1 "));
     const mainLine = STAGES.filter((stage) => !/challenges|appendix/.test(stage));

@@ -60,6 +60,10 @@ export const COURSE: CourseGroup[] = [
     ],
   },
   {
+    text: "Day 7",
+    entries: [{ page: "day-7.md", steps: true }],
+  },
+  {
     text: "Challenges",
     entries: [
       { page: "day-1.md#challenges", text: "Day 1 challenges" },

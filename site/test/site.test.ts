@@ -332,6 +332,7 @@ describe("the navigation", () => {
       "Day 6, v4",
       "Day 6, v5",
       "Day 6, challenges",
+      "Day 7, v1",
       "Appendix: providers",
     ]);
     expect(stages[0]).toMatchObject({ packagePath: "packages/day-1", read: "docs/day-1.md" });
