@@ -10,6 +10,7 @@ import {
 } from "./compact.ts";
 import { NO_UI, type Ui } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
+import type { Hooks } from "./hooks.ts";
 import type { Message, ModelProvider, ModelResponse, ToolResult } from "./model.ts";
 import { decide, deniedOutright, hiddenBy, NO_RULES, type PermissionMode } from "./permissions.ts";
 import { type RecordMeta, type RepairReason, repairMessage, unansweredCalls } from "./session.ts";
@@ -56,6 +57,9 @@ export interface AgentOptions {
   compactAt?: number;
   // Called when the conversation was compacted: the session log writes its compact record.
   onCompact?: (compacted: Compacted) => void;
+  // The hooks loaded at start (hooks.ts): PreToolUse between the gate and the question,
+  // PostToolUse after the tool.
+  hooks?: Hooks;
 }
 
 export async function runAgent(
@@ -78,6 +82,7 @@ export async function runAgent(
     system,
     compactAt = DEFAULT_COMPACT_AT,
     onCompact = () => {},
+    hooks,
   }: AgentOptions,
 ): Promise<AgentResult> {
   const asked: Message = { role: "user", content: prompt };
@@ -173,8 +178,13 @@ export async function runAgent(
           home,
         });
         let result: ToolResult;
+        // A PreToolUse hook runs only for a call the gate let on, and before any question: what
+        // it blocks is never asked about. It can block; it cannot allow.
+        const blocked = decision.behavior === "deny" ? undefined : await hooks?.pre(call, signal);
         if (decision.behavior === "deny") {
           result = { toolCallId: call.id, content: decision.reason, isError: true };
+        } else if (blocked !== undefined) {
+          result = { toolCallId: call.id, content: blocked, isError: true };
         } else if (decision.behavior === "allow") {
           result = await tools.run(call, { ...ctx, ui: approved(ui) });
         } else if (tool?.readOnly === true) {
@@ -189,6 +199,9 @@ export async function runAgent(
               };
         } else {
           result = await tools.run(call, withNotes(ctx, decision.needs));
+        }
+        if (decision.behavior !== "deny" && blocked === undefined) {
+          await hooks?.post(call, result, signal);
         }
         emit(`observation: ${printable(result.content)}`);
         results.push({

@@ -8,6 +8,8 @@ import { runAgent } from "./agent.ts";
 import { CompactError, compactAtFromEnv } from "./compact.ts";
 import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
+import { Hooks } from "./hooks.ts";
+import { HOOKS_USAGE, HooksUsageError, hooksCommand } from "./hooks-command.ts";
 import {
   ApiError,
   createProvider,
@@ -58,6 +60,7 @@ interface Session {
   agentRules: LoadedRules | undefined;
   // The rules notes already printed, so a REPL says each once.
   notesShown: Set<string>;
+  hooks: Hooks;
 }
 
 interface Options {
@@ -90,6 +93,7 @@ export async function main(argv: string[]): Promise<number> {
   // the word is one quoted argument, so it never lands here).
   const args = argv[2] === "--" ? argv.slice(3) : argv.slice(2);
   if (args[0] === "sessions") return runSessions(args.slice(1));
+  if (args[0] === "hooks") return runHooks(args.slice(1));
   const cli = cac("agent-code");
   cli
     .command("[...prompt]", "Run one prompt; with no prompt, start a REPL")
@@ -166,6 +170,11 @@ export async function main(argv: string[]): Promise<number> {
         readState: new ReadState(),
         agentRules,
         notesShown: new Set<string>(),
+        // Loaded once, here: a hook written during the run waits for the next start.
+        hooks: new Hooks(settings.hooks, {
+          cwd,
+          ...(log === undefined ? {} : { sessionId: log.id }),
+        }),
       };
       printNotes(session, agentRules.notes);
       printHeader(session);
@@ -186,6 +195,7 @@ export async function main(argv: string[]): Promise<number> {
   cli.help((sections) => [
     ...sections,
     { title: "Sessions", body: `  ${SESSIONS_USAGE.replace("usage: ", "$ ")}` },
+    { title: "Hooks", body: `  ${HOOKS_USAGE.replace("usage: ", "$ ")}` },
   ]);
 
   try {
@@ -365,6 +375,7 @@ async function runOnce(prompt: string, session: Session): Promise<void> {
       rules: session.rules,
       home: session.home,
       tasks: session.tasks,
+      hooks: session.hooks,
       onTrace: (line) => console.log(line),
       ui: session.ui,
     });
@@ -444,6 +455,29 @@ async function runSessions(args: string[]): Promise<number> {
     if (error instanceof SessionsUsageError) {
       console.error(`error: ${error.message}`);
       console.error(SESSIONS_USAGE);
+      return 2;
+    }
+    return reportError(error);
+  }
+}
+
+// `agent-code hooks …`: the person's side of a project's hooks; no request, no header.
+async function runHooks(args: string[]): Promise<number> {
+  try {
+    return await hooksCommand(args, {
+      home: agentHome(process.env),
+      resolveCwd: (dir) => resolveCwd(dir),
+      toolNames: defaultTools({ secrets: [] })
+        .list()
+        .map((tool) => tool.name),
+      out: (line) => console.log(line),
+      err: (line) => console.error(line),
+      ask: askStdin,
+    });
+  } catch (error) {
+    if (error instanceof HooksUsageError) {
+      console.error(`error: ${error.message}`);
+      console.error(HOOKS_USAGE);
       return 2;
     }
     return reportError(error);

@@ -71,6 +71,17 @@ const PROTECTED = new Map([
   [".agent-code", "the user's settings"], // ~/.agent-code, from the home folder or above it
 ]);
 
+// `.agent/settings*.json` and `.agent/hooks/`: where a project's hooks are written and what they
+// run. `.agent` is protected already; the question says why these matter more.
+function hookPlace(parts: string[]): string | undefined {
+  const at = parts.findIndex((part) => part.toLowerCase() === ".agent");
+  const next = (parts[at + 1] ?? "").toLowerCase();
+  if (at < 0) return undefined;
+  if (next === "hooks") return "the project's hooks run what it holds";
+  if (/^settings.*\.json$/.test(next)) return "the project's settings and hooks";
+  return undefined;
+}
+
 // The arguments up to `--`: after it, `-rf` is a file name. GNU tools take options after
 // operands too (`rm x -rf`), so every argument before `--` counts.
 function options(args: string[]): string[] {
@@ -104,8 +115,27 @@ function gitDenied(args: string[]): string | undefined {
   return undefined;
 }
 
+// agent-code itself, by name or by its bundle's path, also run by node: `node dist/agent-code.mjs`.
+const AGENT_CODE = /^agent-code(?:\.[cm]?js)?$/i;
+const RUNTIMES = new Set(["node", "nodejs", "bun", "deno", "tsx", "npx", "pnpm", "pnpx"]);
+
+// `agent-code hooks approve`: only the person approves hooks; the model must not approve the
+// ones it wrote, with `yes |` in front or not.
+function approvesHooks(words: string[]): boolean {
+  const name = commandName(words).toLowerCase();
+  const at = AGENT_CODE.test(name)
+    ? 0
+    : RUNTIMES.has(name)
+      ? words.findIndex((word) => AGENT_CODE.test(commandName([word])))
+      : -1;
+  if (at < 0) return false;
+  const hooks = words.indexOf("hooks", at + 1);
+  return hooks > 0 && words.indexOf("approve", hooks + 1) > 0;
+}
+
 // Names compare in lower case: macOS and Windows find `RM` as `rm`.
 function deniedWords(words: string[]): string | undefined {
+  if (approvesHooks(words)) return "only the user approves hooks";
   const name = commandName(words).toLowerCase();
   const args = options(words.slice(1));
   if (name === "rm") {
@@ -177,6 +207,9 @@ function looselyDenied(words: string[]): [string, string] | undefined {
       return found(i, "rm -rf deletes without asking", at.recursive, at.force);
     }
     if (/^(?:sudo|su|doas)$/.test(name)) return found(i, `${name} runs as another user`);
+    if (AGENT_CODE.test(name) && approvesHooks(words.slice(i))) {
+      return found(i, "only the user approves hooks", words.indexOf("approve", i));
+    }
     if (/^ch(?:mod|own|grp)$/.test(name) && at.tree > i) {
       return found(i, `${name} -R changes every file below`, at.tree);
     }
@@ -246,7 +279,8 @@ function protectedWrite(args: unknown, cwd: string, home: string | undefined): s
   }
   for (const path of paths) {
     const parts = path.split(sep);
-    const why = parts.map((part) => PROTECTED.get(part.toLowerCase())).find(Boolean);
+    const why =
+      hookPlace(parts) ?? parts.map((part) => PROTECTED.get(part.toLowerCase())).find(Boolean);
     if (why !== undefined) return `  needs approval: ${parts.join("/")} (a protected path: ${why})`;
   }
   // The user's settings file, wherever AGENT_CODE_HOME puts it: inside this folder, say.

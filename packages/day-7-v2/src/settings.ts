@@ -6,6 +6,7 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve, sep } from "node:path";
 import picomatch from "picomatch";
 import { escapes } from "./fs-safety.ts";
+import { chooseHooks, type HookSet, type LoadedHook, parseHooks } from "./hooks.ts";
 import { PERMISSION_MODES, type PermissionMode, RULE_TOOLS, realOf } from "./permissions.ts";
 import { parseCommand } from "./shell-words.ts";
 
@@ -108,7 +109,7 @@ export function parseRule(text: string, source: string, toolNames: string[]): Ru
 }
 
 export const PROJECT_FILE = ".agent/settings.json";
-const TOP_KEYS = ["permissions", "trustedDirs"];
+const TOP_KEYS = ["permissions", "trustedDirs", "hooks"];
 const PERMISSION_KEYS = ["defaultMode", "allow", "ask", "deny"];
 
 export interface LoadOptions {
@@ -123,6 +124,7 @@ interface FileSettings {
   rules: Rules;
   mode: PermissionMode | undefined;
   trustedDirs: string[];
+  hooks: HookSet;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -155,6 +157,7 @@ function readSettings(
     rules: { allow: [], ask: [], deny: [] },
     mode: undefined,
     trustedDirs: [],
+    hooks: {},
   };
   let text: string;
   try {
@@ -182,6 +185,7 @@ function readSettings(
       );
     settings.trustedDirs = trustedDirs(json.trustedDirs, fail);
   }
+  if (json.hooks !== undefined) settings.hooks = parseHooks(json.hooks, fail);
   const permissions = json.permissions ?? {};
   if (!isObject(permissions)) throw fail("permissions must be a JSON object");
   for (const key of Object.keys(permissions)) {
@@ -212,6 +216,7 @@ export interface Settings {
   rules: Rules;
   mode: PermissionMode | undefined; // from a file; the flag still wins
   notes: string[]; // what was ignored, and why: printed on stderr
+  hooks: LoadedHook[]; // the hooks that run (hooks.ts): the user's, and the project's if approved
 }
 
 function count(n: number, what: string): string {
@@ -253,7 +258,22 @@ export function loadSettings(options: LoadOptions): Settings {
     ask: [...user.rules.ask, ...project.rules.ask],
     deny: [...user.rules.deny, ...project.rules.deny, ...flags(options.deny, "--deny")],
   };
-  return { rules, mode: projectMode ?? user.mode, notes };
+  const chosen = chooseHooks({
+    user: user.hooks,
+    userSource: userName,
+    project: project.hooks,
+    projectSource: PROJECT_FILE,
+    trusted,
+    cwd: options.cwd,
+    home: options.home,
+  });
+  notes.push(...chosen.notes);
+  return { rules, mode: projectMode ?? user.mode, notes, hooks: chosen.hooks };
+}
+
+// The project's hooks as its settings file writes them, for `agent-code hooks`.
+export function projectHooks(options: LoadOptions): HookSet {
+  return readSettings(join(options.cwd, PROJECT_FILE), PROJECT_FILE, false, options).hooks;
 }
 
 export function agentHome(env: NodeJS.ProcessEnv): string {

@@ -185,6 +185,8 @@ export interface CommandOptions {
   timeoutMs: number;
   signal?: AbortSignal;
   env?: NodeJS.ProcessEnv;
+  // Written to the command's stdin, which is then closed (a hook's JSON); none: no stdin at all.
+  input?: string;
 }
 
 export interface CommandOutcome {
@@ -192,6 +194,13 @@ export interface CommandOutcome {
   text: string;
   // Stopped by agent-code (a timeout, a flood of output, the run's end): an error result.
   stopped: boolean;
+  // The pieces, for a caller that judges them itself (hooks.ts): the exit code (null when a
+  // signal ended it), the signal, and each stream as kept.
+  code: number | null;
+  killedBy?: string;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
 }
 
 function delay(ms: number): Promise<void> {
@@ -213,10 +222,13 @@ export function runCommand(
       env,
       // No stdin: a command that reads it gets end of input at once, and never takes the
       // answers meant for agent-code's next question.
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
       detached: process.platform !== "win32",
       windowsHide: true,
     });
+    // A command that never reads its input, or exits first, closes the pipe: that is no error.
+    child.stdin?.on("error", () => {});
+    child.stdin?.end(options.input);
     const stdout = new Capture();
     const stderr = new Capture();
     let printed = 0;
@@ -228,10 +240,11 @@ export function runCommand(
       killTimer ??= setTimeout(() => killGroup(child, "SIGKILL"), KILL_AFTER_MS);
     };
     const seconds = Math.round(options.timeoutMs / 1000);
-    const timer = setTimeout(
-      () => stop(`command timed out after ${seconds} s and was stopped; output so far:`, "SIGTERM"),
-      options.timeoutMs,
-    );
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop(`command timed out after ${seconds} s and was stopped; output so far:`, "SIGTERM");
+    }, options.timeoutMs);
     const onAbort = () => stop("the run was stopped; output so far:", "SIGKILL");
     options.signal?.addEventListener("abort", onAbort, { once: true });
     const take = (capture: Capture) => (chunk: Buffer) => {
@@ -266,14 +279,27 @@ export function runCommand(
       clearTimeout(killTimer);
       live.delete(child);
       options.signal?.removeEventListener("abort", onAbort);
-      const body = output(stdout.text(), stderr.text(), stdout.dropped + stderr.dropped);
+      const out = stdout.text();
+      const err = stderr.text();
+      const body = output(out, err, stdout.dropped + stderr.dropped);
       const killedBy = signalOf(code, signal, command.inNamespace);
+      const parts = {
+        code: killedBy === undefined ? code : null,
+        ...(killedBy === undefined ? {} : { killedBy }),
+        stdout: out,
+        stderr: err,
+        timedOut,
+      };
       if (why !== undefined) {
-        resolve({ text: `${why}\n${body}`, stopped: true });
+        resolve({ text: `${why}\n${body}`, stopped: true, ...parts });
       } else if (killedBy !== undefined) {
-        resolve({ text: `killed by signal ${killedBy}\n${body}`, stopped: false });
+        resolve({ text: `killed by signal ${killedBy}\n${body}`, stopped: false, ...parts });
       } else {
-        resolve({ text: code === 0 ? body : `exit code ${code}\n${body}`, stopped: false });
+        resolve({
+          text: code === 0 ? body : `exit code ${code}\n${body}`,
+          stopped: false,
+          ...parts,
+        });
       }
     });
   });

@@ -136,7 +136,7 @@ test("in acceptEdits a trusted project's own settings file is asked about before
     judgements: [
       ...askedAndRefused(
         PROJECT,
-        `  needs approval: ${PROJECT} (a protected path: agent-code's own folder)`,
+        `  needs approval: ${PROJECT} (a protected path: the project's settings and hooks)`,
       ),
       [
         "the project's settings should be as they were",

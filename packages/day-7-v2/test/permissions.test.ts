@@ -133,12 +133,15 @@ function write(file_path: string, mode: PermissionMode) {
 
 const GIT = "git runs what it holds";
 const AGENT = "agent-code's own folder";
+const SETTINGS = "the project's settings and hooks";
 
 test.each([
   [".git/config", ".git/config", GIT],
   [".git/hooks/pre-commit", ".git/hooks/pre-commit", GIT],
   ["./src/../.git/hooks/post-checkout", ".git/hooks/post-checkout", GIT],
-  [".agent/settings.json", ".agent/settings.json", AGENT],
+  [".agent/settings.json", ".agent/settings.json", SETTINGS],
+  [".agent/hooks/guard.mjs", ".agent/hooks/guard.mjs", "the project's hooks run what it holds"],
+  [".agent/notes.txt", ".agent/notes.txt", AGENT],
   ["vendor/lib/.Git/config", "vendor/lib/.Git/config", GIT],
 ])(
   "a write to %s is asked about in every mode, bypassPermissions too, and refused in plan",

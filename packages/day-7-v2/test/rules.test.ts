@@ -660,7 +660,7 @@ describe("a path rule meets where a path leads, and no rule or mode opens a prot
         );
         expect(call("file_edit", { file_path: ".agent/settings.json" }, { allow }, mode)).toEqual(
           asks([
-            "  needs approval: .agent/settings.json (a protected path: agent-code's own folder)",
+            "  needs approval: .agent/settings.json (a protected path: the project's settings and hooks)",
           ]),
         );
         expect(call("file_write", { file_path: ".git/config" }, { allow }, "plan").behavior).toBe(

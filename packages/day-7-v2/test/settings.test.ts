@@ -98,7 +98,7 @@ describe("a settings file that cannot be used stops agent-code, naming the file 
   });
 
   test.each([
-    [{ permisions: {} }, 'unknown key "permisions" (valid: permissions, trustedDirs)'],
+    [{ permisions: {} }, 'unknown key "permisions" (valid: permissions, trustedDirs, hooks)'],
     [
       { permissions: { alow: [] } },
       'unknown key "permissions.alow" (valid: defaultMode, allow, ask, deny)',
@@ -140,7 +140,7 @@ describe("a settings file that cannot be used stops agent-code, naming the file 
       { permissions: { deny: ["Read()"] } },
       'invalid rule "Read()": Read rules take a path pattern',
     ],
-    [{ colour: true }, 'unknown key "colour" (valid: permissions, trustedDirs)'],
+    [{ colour: true }, 'unknown key "colour" (valid: permissions, trustedDirs, hooks)'],
   ])("user file %j: the message names it with ~", (content, why) => {
     const w = world();
     w.user(content);
@@ -274,6 +274,7 @@ describe("which rules count", () => {
       rules: { allow: [], ask: [], deny: [] },
       mode: undefined,
       notes: [],
+      hooks: [],
     });
   });
 
