@@ -26,6 +26,7 @@ import { day6v2 } from "./day-6-v2.ts";
 import { day6v3 } from "./day-6-v3.ts";
 import { day6v4 } from "./day-6-v4.ts";
 import { day6v5 } from "./day-6-v5.ts";
+import { day7v2 } from "./day-7-v2.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -52,6 +53,7 @@ export const contracts: Contract[] = [
   day6v3,
   day6v4,
   day6v5,
+  day7v2,
   day6challenges,
   appendixProviders,
 ];
