@@ -403,6 +403,25 @@ const settingsWriteRefused: Scenario = {
   ],
 };
 
+// Day 5's `settings-unknown-key` names the valid keys; `hooks` is one of them now. The scenario is
+// carried with that one line changed.
+const UNKNOWN_KEY = `error: .agent/settings.json: unknown key "permisions" (valid: permissions, trustedDirs, hooks)`;
+function carried(scenario: Scenario): Scenario {
+  if (scenario.id !== "settings-unknown-key") return scenario;
+  return {
+    ...scenario,
+    judgements: scenario.judgements.map((judgement) =>
+      judgement.message.startsWith("expected stderr to be one line")
+        ? judge(
+            judgement.docs,
+            `expected stderr to be one line: \`${UNKNOWN_KEY}\``,
+            (o) => o.stderr.trim() === UNKNOWN_KEY,
+          )
+        : judgement,
+    ),
+  };
+}
+
 export const day7v2: Contract = {
   stage: "day-7-v2",
   // By the design its base is day-7-v1 (slash commands), built at the same time.
@@ -419,7 +438,7 @@ export const day7v2: Contract = {
     untrustedIgnored,
     changedNeedsApproval,
     settingsWriteRefused,
-    // The scenarios of the stage before: hooks change none of them.
-    ...day6v5.scenarios,
+    // The scenarios of the stage before: hooks change one line of one of them.
+    ...day6v5.scenarios.map(carried),
   ],
 };
