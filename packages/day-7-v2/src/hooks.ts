@@ -16,7 +16,7 @@ import {
 } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { resolveInside } from "./fs-safety.ts";
-import { commandEnv, findShell, runCommand } from "./shell.ts";
+import { commandEnv, findShell, runCommandParts } from "./shell.ts";
 import { parseCommand } from "./shell-words.ts";
 
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse"] as const;
@@ -309,7 +309,7 @@ export class Hooks {
       AGENT_CODE_SESSION_ID: this.#sessionId,
     };
     try {
-      const outcome = await runCommand(shell, [...flags, hook.command], {
+      const outcome = await runCommandParts(shell, [...flags, hook.command], {
         cwd: this.#cwd,
         timeoutMs: hook.timeout * 1000,
         env,

@@ -194,8 +194,11 @@ export interface CommandOutcome {
   text: string;
   // Stopped by agent-code (a timeout, a flood of output, the run's end): an error result.
   stopped: boolean;
-  // The pieces, for a caller that judges them itself (hooks.ts): the exit code (null when a
-  // signal ended it), the signal, and each stream as kept.
+}
+
+// The outcome in pieces, for a caller that judges them itself (hooks.ts): the exit code (null
+// when a signal ended it), the signal, and each stream as kept.
+export interface CommandParts extends CommandOutcome {
   code: number | null;
   killedBy?: string;
   stdout: string;
@@ -209,11 +212,21 @@ function delay(ms: number): Promise<void> {
 
 // Runs one command line to its end and describes the outcome; never rejects for what the command
 // did (a non-zero exit, a signal), only when no shell can be started.
-export function runCommand(
+export async function runCommand(
   file: string,
   args: string[],
   options: CommandOptions,
 ): Promise<CommandOutcome> {
+  const { text, stopped } = await runCommandParts(file, args, options);
+  return { text, stopped };
+}
+
+// runCommand, with the exit code and each stream apart.
+export function runCommandParts(
+  file: string,
+  args: string[],
+  options: CommandOptions,
+): Promise<CommandParts> {
   return new Promise((resolve, reject) => {
     const env = options.env ?? commandEnv();
     const command = sandboxed(file, args, options.cwd, env);
