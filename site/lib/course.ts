@@ -61,7 +61,10 @@ export const COURSE: CourseGroup[] = [
   },
   {
     text: "Day 7",
-    entries: [{ page: "day-7.md", steps: true }],
+    entries: [
+      { page: "day-7.md", steps: true },
+      { page: "day-7-hooks.md", steps: true },
+    ],
   },
   {
     text: "Challenges",
