@@ -385,6 +385,18 @@ export async function runScenario(
  * (`{ ...core, id, level, judgements }`) holds the very same ones and shares its run.
  */
 export function runKey(scenario: Scenario): string {
+  // A scenario is a constant: its key is worked out once (the budget and the plans ask for the
+  // keys of the same carried scenarios at every stage, and a key holds the scenario's files).
+  const known = runKeys.get(scenario);
+  if (known !== undefined) return known;
+  const key = runKeyOf(scenario);
+  runKeys.set(scenario, key);
+  return key;
+}
+
+const runKeys = new WeakMap<Scenario, string>();
+
+function runKeyOf(scenario: Scenario): string {
   const { args, stdin, stdinOpen, env, server, web, files, startIn, interrupt } = scenario;
   const { settleMs, secrets, git, homeFiles, runs, between } = scenario;
   const inputs = {
