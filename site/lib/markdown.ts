@@ -87,7 +87,7 @@ type BlockRule = Parameters<MarkdownRenderer["block"]["ruler"]["at"]>[1];
 
 // CommonMark's block-level HTML tags: on GitHub only these (and comments, <script>, <pre>,
 // <style>, <textarea>) may start a line that ends a paragraph.
-const BLOCK_TAGS = new Set(
+export const BLOCK_TAGS = new Set(
   [
     "address article aside base basefont blockquote body caption center col colgroup dd details",
     "dialog dir div dl dt fieldset figcaption figure footer form frame frameset h1 h2 h3 h4 h5 h6",

@@ -1,7 +1,7 @@
 // The site's own parts, without a browser: where links to the repository go, how the navigation
 // is made from the course list, and what the Markdown renderer does to the course's blocks.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,6 +9,7 @@ import { createMarkdownRenderer, disposeMdItInstance } from "vitepress";
 import { afterEach, describe, expect, test } from "vitest";
 import { buildSidebar, readStages, sitePath } from "../lib/course.ts";
 import {
+  BLOCK_TAGS,
   markdownOptions,
   outsideLink,
   rewrittenLink,
@@ -219,6 +220,35 @@ describe("the Markdown renderer", () => {
     expect(await render('Words\n<Badge text="x" />\n')).toContain("<p>Words</p>\n<Badge");
   });
 
+  test("no page wraps a line onto block-level HTML: it would end the paragraph, here and on GitHub", () => {
+    // A code span such as `Memory (<type>): <title>` wrapped before `<title>` starts a line with a
+    // tag that CommonMark reads as an HTML block: the paragraph ends there, and Vue's compiler
+    // fails the site's build on the half tag left (the CI run of ad8a355).
+    const found: string[] = [];
+    for (const page of markdownPages(DOCS)) {
+      const lines = readFileSync(join(DOCS, page), "utf8").split("\n");
+      let fence: string | undefined;
+      lines.forEach((line, index) => {
+        const opening = /^\s*(`{3,}|~{3,})/.exec(line)?.[1];
+        if (fence !== undefined) {
+          if (opening?.startsWith(fence)) fence = undefined;
+          return;
+        }
+        if (opening !== undefined) {
+          fence = opening;
+          return;
+        }
+        const before = lines[index - 1]?.trim() ?? "";
+        const tag = /^<\/?([a-z][a-z0-9]*)(?=[\s/>]|$)/.exec(line.trim())?.[1];
+        if (tag === undefined || !BLOCK_TAGS.has(tag) || before === "" || before.startsWith("<")) {
+          return;
+        }
+        found.push(`${page}:${index + 1}: ${line.trim().slice(0, 40)}`);
+      });
+    }
+    expect(found).toEqual([]);
+  });
+
   test("headings get GitHub's anchors", async () => {
     const html = await render(
       "## v2: one round of tool use\n\n### `error: set ANTHROPIC_AUTH_TOKEN` although I set it\n",
@@ -341,3 +371,12 @@ describe("the navigation", () => {
     expect(stages[2]?.adds).toContain("tool_use");
   });
 });
+
+// Every Markdown page under `folder`, relative to it.
+function markdownPages(folder: string, prefix = ""): string[] {
+  return readdirSync(join(folder, prefix), { withFileTypes: true }).flatMap((entry) => {
+    const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) return markdownPages(folder, path);
+    return entry.name.endsWith(".md") ? [path] : [];
+  });
+}
