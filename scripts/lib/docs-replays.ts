@@ -32,6 +32,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-6-v4": ["memory-next-session-text"],
   "day-6-v5": ["sessions-list-show-export", "sessions-check-repair-fork"],
   "day-7-v1": ["slash-help-no-request-text"],
+  "day-7-v2": ["hook-pre-crash-blocks"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
