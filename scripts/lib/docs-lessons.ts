@@ -856,6 +856,22 @@ function visit(
 }
 
 // Every top-level name the files declare.
+// The names the stage's declarations of `name` use, in every file that declares it.
+function declarationUses(files: Files, name: string): Set<string> {
+  const uses = new Set<string>();
+  for (const [path, text] of files) {
+    try {
+      for (const piece of pieces(text, path)) {
+        if (!piece.names.includes(name)) continue;
+        for (const used of usedNames(text.slice(piece.from, piece.to), path)) uses.add(used);
+      }
+    } catch {
+      // A file that does not parse declares nothing a block could name.
+    }
+  }
+  return uses;
+}
+
 export function declaredIn(files: Files): Set<string> {
   const names = new Set<string>();
   for (const [path, text] of files) {
@@ -1117,7 +1133,15 @@ export function replayLesson(lesson: Lesson): {
       } catch {
         continue;
       }
-      const missing = [...used].filter((name) => everywhere.has(name) && !declared.has(name));
+      // Two declarations that use each other (types may) cannot both come first: the one shown
+      // first may name the other, which names it back.
+      const own = new Set(outlineOf(shown.text, shown.file)?.declared.keys() ?? []);
+      const missing = [...used].filter(
+        (name) =>
+          everywhere.has(name) &&
+          !declared.has(name) &&
+          ![...declarationUses(target, name)].some((back) => own.has(back)),
+      );
       if (missing.length > 0) {
         problems.push({
           ...at,
