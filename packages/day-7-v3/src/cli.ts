@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // agent-code's command line: reads argv, prints the header and the trace, runs the REPL. Every
 // error is caught once, here, and becomes one `error:` line on stderr and an exit code.
 import { statSync } from "node:fs";
