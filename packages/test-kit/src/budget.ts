@@ -120,8 +120,7 @@ export function plannedContracts(
 // Days 7 to 9 as the course plans them, before their pages are written: the scenarios each stage
 // adds, without the twins (they judge another's run and cost nothing), and the CLI starts of each.
 export const PLANNED_STAGES: PlannedStage[] = [
-  // Day 7 (v1 and v2 are built): the PATH, loops, commands as files.
-  { stage: "day-7-v3", base: "day-7-v2", core: 0, conformance: 1 },
+  // Day 7 (v1 to v3 are built): loops, commands as files.
   { stage: "day-7-v4", base: "day-7-v3", core: 0, conformance: 6, runsEach: 1.5 },
   { stage: "day-7-v5", base: "day-7-v4", core: 0, conformance: 2 },
   { stage: "day-7-challenges", base: "day-7-v4", core: 0, conformance: 4 },

@@ -76,7 +76,10 @@ export function ensureStageBundle(dir) {
   for (const output of outputFiles) {
     const aside = `${output.path}.${process.pid}`;
     mkdirSync(dirname(aside), { recursive: true });
-    writeFileSync(aside, output.contents);
+    // A bundle that starts with `#!` is a program (day-7-v3 on): executable, as esbuild's own CLI
+    // leaves it.
+    const program = output.contents[0] === 0x23 && output.contents[1] === 0x21;
+    writeFileSync(aside, output.contents, { mode: program ? 0o755 : 0o644 });
     renameSync(aside, output.path);
   }
   return outfile;
