@@ -203,8 +203,16 @@ export function declaredWaitMs(scenario: Scenario): number {
     (sum, run) => sum + (run.interrupt?.afterMs ?? 0),
     0,
   );
+  // A line typed later waits its afterMs (a wait for requests is the run's own time).
+  const typed = [scenario.stdinLines, ...(scenario.runs ?? []).map((run) => run.stdinLines)]
+    .flatMap((lines) => lines ?? [])
+    .reduce((sum, line) => sum + (line.afterMs ?? 0), 0);
   return (
-    (scenario.settleMs ?? 0) * runs + (scenario.interrupt?.afterMs ?? 0) + laterWaits + stepWaits
+    (scenario.settleMs ?? 0) * runs +
+    (scenario.interrupt?.afterMs ?? 0) +
+    laterWaits +
+    stepWaits +
+    typed
   );
 }
 
