@@ -11,6 +11,7 @@ import {
 import { NO_UI, type Ui } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
 import type { Hooks } from "./hooks.ts";
+import type { Loops } from "./loops.ts";
 import type { Message, ModelProvider, ModelResponse, ToolResult } from "./model.ts";
 import { decide, deniedOutright, hiddenBy, NO_RULES, type PermissionMode } from "./permissions.ts";
 import { type RecordMeta, type RepairReason, repairMessage, unansweredCalls } from "./session.ts";
@@ -60,6 +61,8 @@ export interface AgentOptions {
   // The hooks loaded at start (hooks.ts): PreToolUse between the gate and the question,
   // PostToolUse after the tool.
   hooks?: Hooks;
+  // The REPL's loops, for cron_create, cron_list and cron_cancel (none in a one-shot run).
+  loops?: Loops;
 }
 
 export async function runAgent(
@@ -83,6 +86,7 @@ export async function runAgent(
     compactAt = DEFAULT_COMPACT_AT,
     onCompact = () => {},
     hooks,
+    loops,
   }: AgentOptions,
 ): Promise<AgentResult> {
   const asked: Message = { role: "user", content: prompt };
@@ -114,6 +118,7 @@ export async function runAgent(
     ...(tasks === undefined ? {} : { tasks }),
     ...(hidden === undefined ? {} : { hidden }),
     ...(home === undefined ? {} : { home }),
+    ...(loops === undefined ? {} : { loops }),
   };
   // A tool the rules deny outright is not offered: the model does not plan around it.
   const offered = tools.list().filter((tool) => !deniedOutright(tool.name, rules));

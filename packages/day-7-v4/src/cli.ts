@@ -10,6 +10,7 @@ import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
 import { Hooks } from "./hooks.ts";
 import { HOOKS_USAGE, HooksUsageError, hooksCommand } from "./hooks-command.ts";
+import { LoopFloorError, Loops, loopFloorFromEnv, loopPrompt, pausedNote } from "./loops.ts";
 import {
   ApiError,
   createProvider,
@@ -62,6 +63,8 @@ interface Session {
   // The rules notes already printed, so a REPL says each once.
   notesShown: Set<string>;
   hooks: Hooks;
+  // The REPL's loops (loops.ts); a one-shot run has none, and cron_create says so.
+  loops: Loops | undefined;
 }
 
 interface Options {
@@ -137,6 +140,7 @@ export async function main(argv: string[]): Promise<number> {
       const model = options.model === undefined ? DEFAULT_MODEL : String(options.model);
       const baseURL = options.baseUrl === undefined ? undefined : String(options.baseUrl);
       const compactAt = compactAtFromEnv(process.env);
+      const loopFloor = loopFloorFromEnv(process.env);
       const prompt = words.map(String).join(" ").trim();
       // The slash commands. A one-shot `/x` runs before a provider is made or a log opened: no
       // key needed, no header, no request.
@@ -184,7 +188,19 @@ export async function main(argv: string[]): Promise<number> {
           cwd,
           ...(log === undefined ? {} : { sessionId: log.id }),
         }),
+        loops: undefined as Loops | undefined,
       };
+      // Loops belong to a REPL: its log records them, and a resumed one lists its own as paused.
+      // Nothing else is read for them (no project file).
+      if (prompt === "") {
+        const loops = new Loops({
+          floor: loopFloor,
+          record: (record) => session.log?.loop(record),
+        });
+        const paused = pausedNote(loops.restore(log?.loopRecords() ?? []));
+        if (paused !== undefined) console.error(paused);
+        session.loops = loops;
+      }
       printNotes(session, agentRules.notes);
       printHeader(session);
       try {
@@ -193,6 +209,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       } finally {
         input.close();
+        session.loops?.stopAll();
         // Background tasks belong to the session: a one-shot run, or a REPL, takes them along.
         session.tasks.stopAll();
         // /clear may have opened another.
@@ -385,6 +402,7 @@ async function runOnce(prompt: string, session: Session): Promise<void> {
       home: session.home,
       tasks: session.tasks,
       hooks: session.hooks,
+      ...(session.loops === undefined ? {} : { loops: session.loops }),
       onTrace: (line) => console.log(line),
       ui: session.ui,
     });
@@ -399,8 +417,35 @@ async function runOnce(prompt: string, session: Session): Promise<void> {
 class StdinLines implements LineSource {
   #rl: Interface | undefined;
   #lines: AsyncIterator<string> | undefined;
+  // The line the REPL waits for while a loop may come due: the next reader (the REPL, or a
+  // question a loop's run asks) takes it.
+  #ahead: Promise<string | undefined> | undefined;
+  #arrived = false;
 
-  async next(): Promise<string | undefined> {
+  next(): Promise<string | undefined> {
+    const ahead = this.#ahead;
+    this.#ahead = undefined;
+    return ahead ?? this.#read();
+  }
+
+  // The next line, without taking it.
+  ahead(): Promise<string | undefined> {
+    if (this.#ahead === undefined) {
+      this.#arrived = false;
+      this.#ahead = this.#read();
+      void this.#ahead.then(() => {
+        this.#arrived = true;
+      });
+    }
+    return this.#ahead;
+  }
+
+  // A line (or the end of input) is there for the next reader.
+  get waiting(): boolean {
+    return this.#ahead !== undefined && this.#arrived;
+  }
+
+  async #read(): Promise<string | undefined> {
     if (this.#lines === undefined) {
       // With an output, a terminal shows what is typed: readline takes over the echo.
       this.#rl = createInterface({
@@ -427,14 +472,48 @@ const PRINT = {
   err: (line: string) => console.error(line),
 };
 
+// Waits for the REPL's next line or a due loop, whichever comes first. A line typed by then goes
+// first: a loop fires only while the REPL is idle.
+async function nextInput(session: Session): Promise<"line" | "loop"> {
+  const { input, loops } = session;
+  const line = input.ahead().then(() => "line" as const);
+  if (loops === undefined) return line;
+  const woke = await Promise.race([line, loops.whenDue().then(() => "loop" as const)]);
+  if (woke === "line") return woke;
+  // One turn of the event loop, for a line that is already in the pipe.
+  await new Promise((resolve) => setImmediate(resolve));
+  return input.waiting ? "line" : "loop";
+}
+
+// A line's run, or a loop's: a failed call ends that run, not the session.
+async function runLine(line: string, session: Session): Promise<void> {
+  await runOnce(line, session).catch((error: unknown) => {
+    if (!(error instanceof ApiError)) throw error;
+    console.error(`error: ${error.message}`);
+  });
+}
+
 // One session for every line: each line's run starts from the conversation so far; a `/` line is
-// a command, which never reaches the model.
+// a command, which never reaches the model. While it waits for a line, a due loop sends its
+// prompt, marked as the loop's.
 async function repl(session: Session, commands: SlashCommands): Promise<number> {
   const interactive = process.stdin.isTTY === true;
   const prompt = () => interactive && process.stdout.write("> ");
 
   prompt();
-  for (let raw = await session.input.next(); raw !== undefined; raw = await session.input.next()) {
+  for (;;) {
+    if ((await nextInput(session)) === "loop") {
+      const due = session.loops?.takeDue();
+      if (due !== undefined) {
+        const marked = loopPrompt(due);
+        console.log(marked);
+        await runLine(marked, session);
+        prompt();
+      }
+      continue;
+    }
+    const raw = await session.input.next();
+    if (raw === undefined) break;
     const line = raw.trim();
     if (isSlash(line)) {
       const onNewLog = (log: SessionLog | undefined) => {
@@ -443,11 +522,7 @@ async function repl(session: Session, commands: SlashCommands): Promise<number> 
       const ran = await dispatch(line, commands, { session, oneShot: false, onNewLog }, PRINT);
       if (ran.exit) return 0;
     } else if (line !== "") {
-      // A failed call ends that line's run, not the session.
-      await runOnce(line, session).catch((error: unknown) => {
-        if (!(error instanceof ApiError)) throw error;
-        console.error(`error: ${error.message}`);
-      });
+      await runLine(line, session);
     }
     prompt();
   }
@@ -506,7 +581,12 @@ function reportError(error: unknown): number {
     console.error(`error: ${error.message}`);
     return 2;
   }
-  if (error instanceof ApiError || error instanceof SessionError || error instanceof CompactError) {
+  if (
+    error instanceof ApiError ||
+    error instanceof SessionError ||
+    error instanceof CompactError ||
+    error instanceof LoopFloorError
+  ) {
     console.error(`error: ${error.message}`);
     return 1;
   }

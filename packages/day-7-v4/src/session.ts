@@ -25,6 +25,7 @@ import {
 import { homedir, hostname } from "node:os";
 import { basename, join } from "node:path";
 import { shortenResults } from "./compact.ts";
+import type { LoopRecord } from "./loops.ts";
 import type { Message } from "./model.ts";
 
 export const SESSION_ID = /^\d{8}-\d{6}-[0-9a-f]{6}$/;
@@ -281,6 +282,8 @@ export class SessionLog {
   #created = new Date();
   // A fork's first records: the parent's view, written with the header.
   #pending: { message: Message; meta: RecordMeta }[] = [];
+  // The `loop` records a resumed log held (loops.ts reads them back as paused loops).
+  #loopRecords: Record<string, unknown>[] = [];
 
   private constructor(id: string, folder: string, cwd: string, resumed: boolean) {
     this.id = id;
@@ -403,6 +406,16 @@ export class SessionLog {
     return [...this.#messages];
   }
 
+  loopRecords(): Record<string, unknown>[] {
+    return [...this.#loopRecords];
+  }
+
+  // A loop record (loops.ts): a loop added, cancelled or fired, in the chain with the messages.
+  loop(record: LoopRecord): void {
+    if (this.#fd === undefined) this.#start();
+    this.#record({ type: "loop", ...record, time: new Date().toISOString() });
+  }
+
   // A message record, written when the message exists.
   append(message: Message, meta: RecordMeta = {}): void {
     if (this.#fd === undefined) this.#start();
@@ -509,6 +522,7 @@ export class SessionLog {
     }
     this.#messages = contents.messages;
     this.#seqs = contents.seqs;
+    this.#loopRecords = contents.records.filter((record) => record.type === "loop");
     this.#seq = contents.seq;
     this.#lastHash = contents.lastHash;
     this.#needsNewline = contents.needsNewline;

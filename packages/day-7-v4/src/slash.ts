@@ -4,6 +4,7 @@
 import { printable, view } from "./agent.ts";
 import { compact, DEFAULT_COMPACT_AT, estimateTokens } from "./compact.ts";
 import { ReadState } from "./fs-safety.ts";
+import { formatEvery, LoopError, type Loops, loopLine, parseEvery } from "./loops.ts";
 import { readMemories } from "./memory.ts";
 import type { Message } from "./model.ts";
 import { PERMISSION_MODES, type PermissionMode } from "./permissions.ts";
@@ -24,6 +25,8 @@ export interface SlashSession {
   log: SessionLog | undefined;
   history: Message[];
   readState: ReadState;
+  // The REPL's loops (loops.ts); a one-shot run has none.
+  loops?: Loops | undefined;
 }
 
 export interface SlashContext {
@@ -46,6 +49,9 @@ export interface SlashResult {
 export interface SlashCommand {
   name: string;
   description: string;
+  // The command takes free text: it gets the rest of the line as it was typed, one argument, not
+  // split into words (so `/loop add don't stop --every 5m` needs no quotes).
+  freeText?: boolean;
   run(args: string[], ctx: SlashContext): SlashResult | Promise<SlashResult>;
 }
 
@@ -91,7 +97,11 @@ export async function dispatch(
   ctx: Omit<SlashContext, "commands">,
   print: Printer,
 ): Promise<{ code: number; exit: boolean }> {
-  const { words, unclosed } = splitWords(line);
+  // A command that takes free text is found by the line's first word, before any quote is read.
+  const [first = "", rest = ""] = line.trim().split(/\s+(.*)/s);
+  const free = commands.get(first.slice(1));
+  const { words, unclosed } =
+    free?.freeText === true ? { words: [first, rest], unclosed: false } : splitWords(line);
   const typed = printable(words[0] ?? line.trim());
   const command = commands.get(typed.slice(1));
   if (command === undefined) {
@@ -301,7 +311,77 @@ const clear: SlashCommand = {
   },
 };
 
+const LOOP_USAGE =
+  "usage: /loop add <prompt> --every 5m [--label L] | /loop list | /loop cancel <id> | /loop resume <id>";
+
+// `/loop add <prompt> --every 5m [--label L]`: the options are read from the end of the line, each
+// once; everything before them is the prompt, as typed.
+export function loopArguments(text: string): { prompt: string; every?: string; label?: string } {
+  const options: { every?: string; label?: string } = {};
+  let prompt = text;
+  for (;;) {
+    const match = /(?:^|\s)--(every|label)\s+(\S+)\s*$/.exec(prompt);
+    const name = match?.[1] as "every" | "label" | undefined;
+    if (match === null || name === undefined || options[name] !== undefined) break;
+    options[name] = match[2] ?? "";
+    prompt = prompt.slice(0, match.index);
+  }
+  return { prompt: prompt.trim(), ...options };
+}
+
+function loopsOf(ctx: SlashContext): Loops {
+  inRepl(ctx);
+  const { loops } = ctx.session;
+  if (loops === undefined) throw new SlashError("works in the REPL only");
+  return loops;
+}
+
+function loopStep<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (error instanceof LoopError) throw new SlashError(printable(error.message));
+    throw error;
+  }
+}
+
+// The person's side of loops: they start one without a question, since they typed it.
+const loop: SlashCommand = {
+  name: "loop",
+  description: "send a prompt again on a timer: add <prompt> --every 5m, list, cancel, resume",
+  freeText: true,
+  run([text = ""], ctx) {
+    const [verb = "", rest = ""] = text.trim().split(/\s+(.*)/s);
+    const loops = loopsOf(ctx);
+    if (verb === "" || verb === "list") {
+      if (rest.trim() !== "") throw new SlashError("list takes no arguments");
+      const all = loops.list();
+      return { message: all.length === 0 ? "no loops" : all.map(loopLine).join("\n") };
+    }
+    if (verb === "add") {
+      const { prompt, every, label } = loopArguments(rest);
+      if (every === undefined) throw new SlashError(`--every is missing (${LOOP_USAGE})`);
+      const seconds = parseEvery(every);
+      if (seconds === undefined) {
+        throw new SlashError(`--every takes 90s, 5m or 1h, got ${printable(every)}`);
+      }
+      const added = loopStep(() => loops.add(prompt, seconds, label));
+      return { message: `added ${added.id}: every ${formatEvery(added.every)}: ${added.prompt}` };
+    }
+    if (verb === "cancel" || verb === "resume") {
+      const id = rest.trim();
+      if (id === "" || /\s/.test(id)) throw new SlashError(`${verb} takes one loop id`);
+      if (verb === "cancel") {
+        return { message: `cancelled ${loopStep(() => loops.cancel(id)).id}` };
+      }
+      const resumed = loopStep(() => loops.resume(id));
+      return { message: `resumed ${resumed.id}: every ${formatEvery(resumed.every)}` };
+    }
+    throw new SlashError(`unknown: ${printable(verb)} (${LOOP_USAGE})`);
+  },
+};
+
 // The built-ins, in the order /help lists them.
 export function builtInCommands(): SlashCommand[] {
-  return [help, exit, context, model, compactNow, permissions, plan, clear];
+  return [help, exit, context, model, compactNow, permissions, plan, clear, loop];
 }

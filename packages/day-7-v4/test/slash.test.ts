@@ -102,9 +102,9 @@ test("/help lists every command, Day 1's first line lengthened, one line a comma
   expect(code).toBe(0);
   expect(err).toEqual([]);
   expect(out[0]).toBe(
-    "commands: /help, /exit, /context, /model, /compact, /permissions, /plan, /clear",
+    "commands: /help, /exit, /context, /model, /compact, /permissions, /plan, /clear, /loop",
   );
-  expect(out).toHaveLength(9);
+  expect(out).toHaveLength(10);
   expect(out[1]).toMatch(/^ {2}\/help {2,}list these commands$/);
   expect(out[6]).toMatch(/^ {2}\/permissions {2}\S/);
 });
@@ -127,7 +127,7 @@ test("a registered command is listed and run with its words; a name twice is a b
   await dispatch("/help", commands, ctx, print);
   expect(seen).toEqual([["don't stop", "now"]]);
   expect(out[0]).toBe("don't stop|now");
-  expect(out[1]?.split("\n")[0]).toMatch(/, \/clear, \/echo$/);
+  expect(out[1]?.split("\n")[0]).toMatch(/, \/clear, \/loop, \/echo$/);
   expect(() => commands.register(echo)).toThrow("/echo is registered twice");
 });
 

@@ -93,6 +93,9 @@ test("list() gives every registered tool with its schema; system_date takes no a
     "kill_shell",
     "memory_write",
     "memory_recall",
+    "cron_create",
+    "cron_list",
+    "cron_cancel",
   ]);
   expect(tools[0]?.parameters).toEqual({
     type: "object",

@@ -2,12 +2,16 @@
 // call by name, and the list of tools a run offers. Each tool lives in its own file beside this one.
 import type { Ui } from "../diff-ui.ts";
 import type { ReadState } from "../fs-safety.ts";
+import type { Loops } from "../loops.ts";
 import type { ToolCall, ToolResult } from "../model.ts";
 import { redact, type Secret } from "../redact.ts";
 import type { BackgroundTasks } from "../shell.ts";
 import { askUserQuestionTool } from "./ask-user-question.ts";
 import { bashTool } from "./bash.ts";
 import { bashOutputTool } from "./bash-output.ts";
+import { cronCancelTool } from "./cron-cancel.ts";
+import { cronCreateTool } from "./cron-create.ts";
+import { cronListTool } from "./cron-list.ts";
 import { echoTool } from "./echo.ts";
 import { fileEditTool } from "./file-edit.ts";
 import { fileWriteTool } from "./file-write.ts";
@@ -40,6 +44,8 @@ export interface ToolContext {
   hidden?: (path: string) => boolean;
   // The agent-code home folder, where memory_write keeps the project's notes (memory.ts).
   home?: string;
+  // The REPL's loops (loops.ts); none in a one-shot run, where cron_create is refused.
+  loops?: Loops;
 }
 
 export type ToolFunction = (
@@ -194,5 +200,8 @@ export function defaultTools(options: { secrets?: Secret[] } = {}): ToolRegistry
   tools.register(killShellTool);
   tools.register(memoryWriteTool);
   tools.register(memoryRecallTool);
+  tools.register(cronCreateTool);
+  tools.register(cronListTool);
+  tools.register(cronCancelTool);
   return tools;
 }
