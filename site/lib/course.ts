@@ -64,6 +64,7 @@ export const COURSE: CourseGroup[] = [
     entries: [
       { page: "day-7.md", steps: true },
       { page: "day-7-hooks.md", steps: true },
+      { page: "day-7-loops.md", steps: true },
     ],
   },
   {

@@ -28,6 +28,7 @@ import { day6v4 } from "./day-6-v4.ts";
 import { day6v5 } from "./day-6-v5.ts";
 import { day7v1 } from "./day-7-v1.ts";
 import { day7v2 } from "./day-7-v2.ts";
+import { day7v4 } from "./day-7-v4.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -57,6 +58,7 @@ export const contracts: Contract[] = [
   day6challenges,
   day7v1,
   day7v2,
+  day7v4,
   appendixProviders,
 ];
 
