@@ -93,7 +93,7 @@ test("an unknown tool is an is_error result the model reads; the run goes on", a
   const result = await runAgent("go to x", provider, defaultTools(), { cwd });
   expect(result.trace).toEqual([
     'tool_call: teleport {"to":"x"}',
-    "observation: unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write, file_edit, bash, git_status, git_diff, ask_user_question, bash_output, kill_shell, memory_write, memory_recall)",
+    "observation: unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write, file_edit, bash, git_status, git_diff, ask_user_question, bash_output, kill_shell, memory_write, memory_recall, cron_create, cron_list, cron_cancel)",
     "final: I cannot teleport.",
   ]);
   expect(provider.requests[1]?.messages[2]).toEqual({
@@ -103,7 +103,7 @@ test("an unknown tool is an is_error result the model reads; the run goes on", a
         type: "tool_result",
         tool_use_id: "toolu_1",
         content:
-          "unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write, file_edit, bash, git_status, git_diff, ask_user_question, bash_output, kill_shell, memory_write, memory_recall)",
+          "unknown tool: teleport (available: echo, system_date, read_file, list_files, glob, grep, project_tree, web_fetch, web_search, file_write, file_edit, bash, git_status, git_diff, ask_user_question, bash_output, kill_shell, memory_write, memory_recall, cron_create, cron_list, cron_cancel)",
         is_error: true,
       },
     ],
@@ -134,6 +134,9 @@ test("the tools go to the model with their schemas", async () => {
     "kill_shell",
     "memory_write",
     "memory_recall",
+    "cron_create",
+    "cron_list",
+    "cron_cancel",
   ]);
 });
 

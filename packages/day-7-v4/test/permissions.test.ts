@@ -26,6 +26,8 @@ const READ_ONLY = [
   "bash_output",
   "kill_shell",
   "memory_recall",
+  "cron_list",
+  "cron_cancel",
 ];
 
 test("the tools marked read-only are exactly those that change nothing", () => {

@@ -298,6 +298,9 @@ test("sends the tools as input_schema and turns tool_use blocks into tool calls"
     "kill_shell",
     "memory_write",
     "memory_recall",
+    "cron_create",
+    "cron_list",
+    "cron_cancel",
   ]);
   expect(sent[2].input_schema.required).toEqual(["path"]);
   expect(sent.slice(0, 2)).toEqual([
