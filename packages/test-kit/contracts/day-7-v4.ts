@@ -73,7 +73,7 @@ const asks: Scenario = {
     "cron_create asks in default mode, showing the prompt and the interval; a no starts nothing",
   level: "conformance",
   args: (context) => ["-C", context.work],
-  stdin: "check the build every five minutes\nn\n/loop list\n/exit\n",
+  stdin: "check the build every five minutes\nn\n/loop list\n/loop add say hi --every 1s\n/exit\n",
   server: {
     steps: [cronCreate({ slash: "check the build", every_seconds: 300 }), say("Not started.")],
   },
@@ -94,6 +94,14 @@ const asks: Scenario = {
     ),
     judge(ASKS, "`/loop list` should then print `no loops`", (o) =>
       o.stdoutLines.includes("no loops"),
+    ),
+    judge(
+      FIRES,
+      "`/loop add say hi --every 1s` should be refused below the 60 s floor: `/loop: a loop fires at most every 1m (AGENT_CODE_LOOP_MIN_S), got 1s`",
+      (o) =>
+        lines(o, 0, "stderr").includes(
+          "/loop: a loop fires at most every 1m (AGENT_CODE_LOOP_MIN_S), got 1s",
+        ),
     ),
   ],
 };
@@ -155,13 +163,14 @@ const pausedOnResume: Scenario = {
   args: (context) => ["-C", context.work],
   env: FAST,
   stdin: "/loop add check the build --every 1s\n/exit\n",
-  server: { steps: [say("A loop fired; it should not have.")] },
+  server: { steps: [say("The new loop fired."), say("It fired again.")] },
   runs: [
     {
+      // A new loop of the same interval, added after loop_1 would have started: were loop_1 not
+      // paused, it would come due first and send the first request.
       args: later(["-c"]),
-      stdin: "/loop list\n",
-      // Long enough for a loop of 1 s that was not paused to fire.
-      stdinLines: [{ line: "/exit", afterMs: 2500 }],
+      stdin: "/loop list\n/loop add say hi --every 1s\n",
+      stdinLines: [{ line: "/exit", afterRequests: 1 }],
     },
   ],
   judgements: [
@@ -175,17 +184,23 @@ const pausedOnResume: Scenario = {
       "run 2's `/loop list` should print `loop_1: every 1s, paused: check the build`",
       (o) => lines(o, 1).includes("loop_1: every 1s, paused: check the build"),
     ),
-    judge(LOG, "neither run should send a request: a paused loop never fires", (o) =>
-      [0, 1].every((run) => requestsOf(o, run).length === 0),
+    judge(
+      LOG,
+      "run 2's first request should be the new loop's (`[loop loop_2, every 1s] say hi`): a paused loop never fires",
+      (o) =>
+        requestsOf(o, 0).length === 0 &&
+        requestsOf(o, 1).length >= 1 &&
+        lastUserText(o, o.runs[1]?.firstRequest ?? 0) === "[loop loop_2, every 1s] say hi",
     ),
   ],
 };
 
 const repoFileIgnored: Scenario = {
   id: "loop-repo-file-ignored",
-  title: "a planted .agent/cron.json never fires, and no loop beats the floor",
+  title: "a planted .agent/cron.json is never listed and never fires",
   level: "conformance",
   args: (context) => ["-C", context.work],
+  env: FAST,
   files: () => ({
     "work/.agent/cron.json": `${JSON.stringify({
       jobs: [
@@ -200,23 +215,23 @@ const repoFileIgnored: Scenario = {
       ],
     })}\n`,
   }),
+  // A loop of the person's own, added after a planted job would have started: the planted one
+  // would come due first.
   stdin: "/loop list\n/loop add say hi --every 1s\n",
-  // Long enough for the planted job, or a loop of 1 s, to fire.
-  stdinLines: [{ line: "/exit", afterMs: 2500 }],
-  server: { steps: [say("A planted job fired.")] },
+  stdinLines: [{ line: "/exit", afterRequests: 1 }],
+  server: { steps: [say("Hi."), say("Hi again.")] },
   judgements: [
     judge(REPO, "`/loop list` should print `no loops`: no project file holds a loop", (o) =>
       o.stdoutLines.includes("no loops"),
     ),
     judge(
       REPO,
-      "`/loop add say hi --every 1s` should be refused below the 60 s floor: `/loop: a loop fires at most every 1m (AGENT_CODE_LOOP_MIN_S), got 1s`",
+      "the first request should be the person's loop (`[loop loop_1, every 1s] say hi`), and no request should carry the planted job",
       (o) =>
-        lines(o, 0, "stderr").includes(
-          "/loop: a loop fires at most every 1m (AGENT_CODE_LOOP_MIN_S), got 1s",
-        ),
+        o.requests.length >= 1 &&
+        lastUserText(o, 0) === "[loop loop_1, every 1s] say hi" &&
+        o.requests.every((_, index) => !lastUserText(o, index).includes("example.invalid")),
     ),
-    judge(REPO, "no request should be sent: nothing fired", (o) => o.requests.length === 0),
   ],
 };
 

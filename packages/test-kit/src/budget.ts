@@ -122,7 +122,6 @@ export function plannedContracts(
 export const PLANNED_STAGES: PlannedStage[] = [
   // Day 7 (v1 and v2 are built): the PATH, loops, commands as files.
   { stage: "day-7-v3", base: "day-7-v2", core: 0, conformance: 1 },
-  { stage: "day-7-v4", base: "day-7-v3", core: 0, conformance: 6, runsEach: 1.5 },
   { stage: "day-7-v5", base: "day-7-v4", core: 0, conformance: 2 },
   { stage: "day-7-challenges", base: "day-7-v4", core: 0, conformance: 4 },
   // Day 8: one runtime, modes, type-ahead, batches, todos, plan mode.
