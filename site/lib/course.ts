@@ -65,6 +65,7 @@ export const COURSE: CourseGroup[] = [
       { page: "day-7.md", steps: true },
       { page: "day-7-hooks.md", steps: true },
       { page: "day-7-path.md", steps: true },
+      { page: "day-7-loops.md", steps: true },
     ],
   },
   {

@@ -29,6 +29,7 @@ import { day6v5 } from "./day-6-v5.ts";
 import { day7v1 } from "./day-7-v1.ts";
 import { day7v2 } from "./day-7-v2.ts";
 import { day7v3 } from "./day-7-v3.ts";
+import { day7v4 } from "./day-7-v4.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -59,6 +60,7 @@ export const contracts: Contract[] = [
   day7v1,
   day7v2,
   day7v3,
+  day7v4,
   appendixProviders,
 ];
 

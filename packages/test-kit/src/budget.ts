@@ -120,8 +120,7 @@ export function plannedContracts(
 // Days 7 to 9 as the course plans them, before their pages are written: the scenarios each stage
 // adds, without the twins (they judge another's run and cost nothing), and the CLI starts of each.
 export const PLANNED_STAGES: PlannedStage[] = [
-  // Day 7 (v1 to v3 are built): loops, commands as files.
-  { stage: "day-7-v4", base: "day-7-v3", core: 0, conformance: 6, runsEach: 1.5 },
+  // Day 7 (v1 to v4 are built): commands as files.
   { stage: "day-7-v5", base: "day-7-v4", core: 0, conformance: 2 },
   { stage: "day-7-challenges", base: "day-7-v4", core: 0, conformance: 4 },
   // Day 8: one runtime, modes, type-ahead, batches, todos, plan mode.
@@ -202,8 +201,16 @@ export function declaredWaitMs(scenario: Scenario): number {
     (sum, run) => sum + (run.interrupt?.afterMs ?? 0),
     0,
   );
+  // A line typed later waits its afterMs (a wait for requests is the run's own time).
+  const typed = [scenario.stdinLines, ...(scenario.runs ?? []).map((run) => run.stdinLines)]
+    .flatMap((lines) => lines ?? [])
+    .reduce((sum, line) => sum + (line.afterMs ?? 0), 0);
   return (
-    (scenario.settleMs ?? 0) * runs + (scenario.interrupt?.afterMs ?? 0) + laterWaits + stepWaits
+    (scenario.settleMs ?? 0) * runs +
+    (scenario.interrupt?.afterMs ?? 0) +
+    laterWaits +
+    stepWaits +
+    typed
   );
 }
 

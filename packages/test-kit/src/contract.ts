@@ -118,6 +118,7 @@ export interface RunSpec {
   args: string[] | ((context: ScenarioContext, before: RunObserved[]) => string[]);
   stdin?: string;
   stdinOpen?: boolean;
+  stdinLines?: StdinLine[];
   // Variables for this run, over the scenario's own.
   env?: EnvOverrides | ((context: ScenarioContext) => EnvOverrides);
   // Ctrl-C, as the scenario's `interrupt`, with `afterRequests` counted from this run's start.
@@ -140,6 +141,17 @@ export function isPositive(scenario: Scenario): boolean {
   return !scenario.judgements.some((judgement) => judgement.expectsFailure === true);
 }
 
+/**
+ * A line typed later, after `stdin`: `afterRequests` once the server has that many requests of
+ * this run, then `afterMs` after the line before it was written (after the start for the first).
+ * `line` gets its `\n`.
+ */
+export interface StdinLine {
+  line: string;
+  afterRequests?: number;
+  afterMs?: number;
+}
+
 // Variables over the caller's: one set to undefined is removed.
 export type EnvOverrides = Record<string, string | undefined>;
 
@@ -154,6 +166,9 @@ export interface Scenario {
   stdin?: string;
   // Keep stdin open until the command exits (runCli's stdinOpen), for what reads it.
   stdinOpen?: boolean;
+  // Lines typed while the command runs, after `stdin`: a REPL that must stay open while a loop of
+  // its own fires. Stdin ends after the last (unless stdinOpen).
+  stdinLines?: StdinLine[];
   // Variables for the command, given or built per run (a path in the scenario's folder).
   env?: EnvOverrides | ((context: ScenarioContext) => EnvOverrides);
   // Without a server the CLI's ANTHROPIC_BASE_URL (and OPENAI_BASE_URL, OPENAI_CHAT_BASE_URL)
@@ -397,12 +412,13 @@ export function runKey(scenario: Scenario): string {
 const runKeys = new WeakMap<Scenario, string>();
 
 function runKeyOf(scenario: Scenario): string {
-  const { args, stdin, stdinOpen, env, server, web, files, startIn, interrupt } = scenario;
-  const { settleMs, secrets, git, homeFiles, runs, between } = scenario;
+  const { args, stdin, stdinOpen, stdinLines, env, server, web, files, startIn } = scenario;
+  const { interrupt, settleMs, secrets, git, homeFiles, runs, between } = scenario;
   const inputs = {
     args,
     stdin,
     stdinOpen,
+    stdinLines,
     env,
     server,
     web,
@@ -559,6 +575,7 @@ async function observe(scenario: Scenario, options: RunContractOptions): Promise
         cwd: startDir ?? options.cwd,
         stdin: inputs.stdin,
         stdinOpen: inputs.stdinOpen,
+        ...(inputs.stdinFeed === undefined ? {} : { stdinFeed: inputs.stdinFeed }),
         timeoutMs: options.timeoutMs,
         signal: options.signal,
         env: inputs.env,
@@ -576,6 +593,8 @@ export interface RunInputs {
   args: string[];
   stdin?: string;
   stdinOpen?: boolean;
+  // The scenario's stdinLines, each yielded when it is due.
+  stdinFeed?: AsyncIterable<string>;
   env: EnvOverrides;
 }
 
@@ -602,6 +621,7 @@ export async function observePrepared(
         args: prepared.args,
         ...(scenario.stdin === undefined ? {} : { stdin: scenario.stdin }),
         ...(scenario.stdinOpen === undefined ? {} : { stdinOpen: scenario.stdinOpen }),
+        ...(scenario.stdinLines === undefined ? {} : { stdinLines: scenario.stdinLines }),
         ...(scenario.interrupt === undefined ? {} : { interrupt: scenario.interrupt }),
         first: true,
       },
@@ -618,6 +638,9 @@ export async function observePrepared(
         args: typeof spec.args === "function" ? spec.args(context, runs) : spec.args,
         ...(spec.stdin === undefined ? {} : { stdin: spec.stdin }),
         ...(spec.stdinOpen === undefined ? {} : { stdinOpen: spec.stdinOpen }),
+        ...(spec.stdinLines === undefined
+          ? {}
+          : { stdinFeed: typedLines(spec.stdinLines, server, finished.signal, firstRequest) }),
         env: { ...env, ...own, [SCENARIO_DIR_VARIABLE]: dir },
       };
       const { interrupt } = spec;
@@ -772,6 +795,26 @@ async function interruptWhen(
   if (afterFile !== undefined) await until(() => existsSync(join(dir, afterFile)), signal);
   const due = performance.now() + afterMs;
   await until(() => performance.now() >= due, signal);
+}
+
+// A scenario's stdinLines, each yielded when it is due (interruptWhen's waits); none once the run
+// has ended.
+async function* typedLines(
+  lines: StdinLine[],
+  server: FakeServer | undefined,
+  signal: AbortSignal,
+  before: number,
+): AsyncGenerator<string> {
+  for (const { line, afterRequests, afterMs = 0 } of lines) {
+    await interruptWhen(
+      { ...(afterRequests === undefined ? {} : { afterRequests }), afterMs },
+      server,
+      "",
+      signal,
+      before,
+    );
+    yield `${line}\n`;
+  }
 }
 
 async function until(ready: () => boolean, signal: AbortSignal): Promise<void> {

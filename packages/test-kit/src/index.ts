@@ -47,6 +47,7 @@ export {
   type ScenarioResult,
   type ScenarioRun,
   type SharedRuns,
+  type StdinLine,
 } from "./contract.ts";
 export {
   CONTRACT_CPU_FILE,

@@ -14,6 +14,9 @@ export interface RunCliOptions {
   // Writes stdin but ends it only when the command exits, as a terminal would: a program that
   // hands its stdin to a child makes that child wait for input instead of reading its end.
   stdinOpen?: boolean;
+  // Lines written after `stdin`, each when the feed yields it (a REPL that must stay open while
+  // a timer of its own fires); stdin ends after the last one, or at exit with stdinOpen.
+  stdinFeed?: AsyncIterable<string>;
   timeoutMs?: number;
   cwd?: string;
   // Aborting kills the whole group, as a timeout does (a Ctrl-C in the caller, say).
@@ -37,6 +40,20 @@ export interface CliRun {
   // True when the command exited but something it started still held its output open after
   // PIPE_GRACE_MS: that process group was killed and the output read up to then.
   leftRunning?: boolean;
+}
+
+// Writes each line the feed yields while the child's stdin is open; then ends it, unless it stays
+// open until the child exits.
+async function feed(
+  stdin: NodeJS.WritableStream & { writableEnded: boolean; destroyed: boolean },
+  lines: AsyncIterable<string>,
+  open: boolean | undefined,
+): Promise<void> {
+  for await (const line of lines) {
+    if (stdin.writableEnded || stdin.destroyed) return;
+    stdin.write(line);
+  }
+  if (open !== true && !stdin.writableEnded && !stdin.destroyed) stdin.end();
 }
 
 // How long the output pipes may stay open after the command exits, for the last bytes in them.
@@ -84,9 +101,12 @@ export async function runCli(
   if (options.stdinOpen === true) {
     child.stdin.write(options.stdin ?? "");
     child.once("exit", () => child.stdin.end());
-  } else {
+  } else if (options.stdinFeed === undefined) {
     child.stdin.end(options.stdin ?? "");
+  } else {
+    child.stdin.write(options.stdin ?? "");
   }
+  if (options.stdinFeed !== undefined) void feed(child.stdin, options.stdinFeed, options.stdinOpen);
 
   options.interrupt?.then(() => signalGroup(child.pid, "SIGINT"));
   const timer = setTimeout(() => {

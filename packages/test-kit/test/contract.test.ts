@@ -170,6 +170,43 @@ test("every scenario fails when a key appears in the output, whatever it judges"
   expect(result.passed).toBe(false);
 }, 30_000);
 
+test("stdinLines types a line once the server has the run's requests, then ends stdin", async () => {
+  // Prints each line as it arrives; "ask" sends one request a second later. Were "after" written
+  // at once, it would be printed before "sent".
+  const typist = `
+import { createInterface } from "node:readline";
+createInterface({ input: process.stdin })
+  .on("line", (line) => {
+    console.log(line);
+    if (line !== "ask") return;
+    setTimeout(() => {
+      console.log("sent");
+      fetch(process.env.ANTHROPIC_BASE_URL + "/v1/messages", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", max_tokens: 9, messages: [{ role: "user", content: "hi" }] }),
+      });
+    }, 1000);
+  })
+  .on("close", () => console.log("end"));
+`;
+  const scenario: Scenario = {
+    id: "typed-later",
+    title: "typed later",
+    level: "core",
+    args: [],
+    stdin: "ask\n",
+    stdinLines: [{ line: "after", afterRequests: 1 }, { line: "last" }],
+    server: { steps: [{ content: [{ type: "text", text: "ok" }] }] },
+    judgements: [],
+  };
+  const result = await runContract(
+    { stage: "x", title: "x", scenarios: [scenario] },
+    { command: fakeCli("typist", typist) },
+  );
+  expect(result.scenarios[0]?.run.stdoutLines).toEqual(["ask", "sent", "after", "last", "end"]);
+}, 30_000);
+
 test("an interrupt sends SIGINT to the command once the server has the request", async () => {
   const waits = `
 process.on("SIGINT", () => { console.log("interrupted"); process.exit(130); });

@@ -155,3 +155,30 @@ test("stdinOpen writes stdin but ends it only when the command exits", async () 
   const closed = await runCli(["node", "-e", script], [], { stdin: "y\n" });
   expect(closed.stdoutLines).toEqual(["read y", "ended"]);
 });
+
+test("a stdin feed writes each line when it is yielded, then ends stdin", async () => {
+  // The child marks a file when it reads "one"; the feed yields "two" only once the mark is there,
+  // so a runner that held the lines back until the feed ended would never finish.
+  const mark = join(mkdtempSync(join(tmpdir(), "feed-")), "one-read");
+  const script = `
+    require("node:readline").createInterface({ input: process.stdin })
+      .on("line", (line) => {
+        console.log(line);
+        if (line === "one") require("node:fs").writeFileSync(${JSON.stringify(mark)}, "");
+      })
+      .on("close", () => console.log("end"));
+  `;
+  async function* lines() {
+    yield "one\n";
+    while (!existsSync(mark)) await new Promise((resolve) => setTimeout(resolve, 10));
+    yield "two\n";
+  }
+  const run = await runCli(["node", "-e", script], [], {
+    stdin: "zero\n",
+    stdinFeed: lines(),
+    timeoutMs: 20_000,
+  });
+  expect(run.timedOut).toBe(false);
+  expect(run.stdoutLines).toEqual(["zero", "one", "two", "end"]);
+  expect(run.exitCode).toBe(0);
+});
