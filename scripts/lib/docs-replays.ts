@@ -33,6 +33,7 @@ export const REPLAYS: Record<string, string[]> = {
   "day-6-v5": ["sessions-list-show-export", "sessions-check-repair-fork"],
   "day-7-v1": ["slash-help-no-request-text"],
   "day-7-v2": ["hook-pre-crash-blocks"],
+  "day-7-v4": ["loop-paused-on-resume"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
