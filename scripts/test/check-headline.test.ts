@@ -217,7 +217,7 @@ test("challenge and appendix stages are shown apart, never the headline", () => 
   });
 });
 
-test("the first screen: the headline, the next thing to fix with its hint and link, under 45 lines", () => {
+test("the first screen: the headline, the next thing to fix with its hint and link, a line a stage and twenty more", () => {
   const stages = projectAt("day-4-v3", ["parallel-tool-calls"]);
   const judged = headline(stages);
   const report: CheckReport = {
@@ -281,7 +281,8 @@ test("the first screen: the headline, the next thing to fix with its hint and li
     "every scenario, stderr and notes: pnpm check day-2-v2; every stage: --all --verbose",
   );
   expect(lines.at(-1)).toBe("highest stage passed: day-2-v1");
-  expect(lines.length).toBeLessThan(45);
+  // A line a stage, and about twenty around them (44 lines for 32 stages before Day 7 v4).
+  expect(lines.length).toBeLessThanOrEqual(STAGES.length + 20);
 });
 
 test("--stages through the command: day-2-v3's CLI reaches day-2-v2, day-2-v1's one-line answer outgrown", async () => {
