@@ -1,13 +1,13 @@
 // The site's own parts, without a browser: where links to the repository go, how the navigation
 // is made from the course list, and what the Markdown renderer does to the course's blocks.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createMarkdownRenderer, disposeMdItInstance } from "vitepress";
 import { afterEach, describe, expect, test } from "vitest";
-import { buildSidebar, readStages, sitePath } from "../lib/course.ts";
+import { buildSidebar, pagesOf, readStages, sitePath } from "../lib/course.ts";
 import {
   BLOCK_TAGS,
   markdownOptions,
@@ -225,7 +225,7 @@ describe("the Markdown renderer", () => {
     // tag that CommonMark reads as an HTML block: the paragraph ends there, and Vue's compiler
     // fails the site's build on the half tag left (the CI run of ad8a355).
     const found: string[] = [];
-    for (const page of markdownPages(DOCS)) {
+    for (const page of pagesOf(DOCS)) {
       const lines = readFileSync(join(DOCS, page), "utf8").split("\n");
       let fence: string | undefined;
       lines.forEach((line, index) => {
@@ -373,12 +373,3 @@ describe("the navigation", () => {
     expect(stages[2]?.adds).toContain("tool_use");
   });
 });
-
-// Every Markdown page under `folder`, relative to it.
-function markdownPages(folder: string, prefix = ""): string[] {
-  return readdirSync(join(folder, prefix), { withFileTypes: true }).flatMap((entry) => {
-    const path = prefix === "" ? entry.name : `${prefix}/${entry.name}`;
-    if (entry.isDirectory()) return markdownPages(folder, path);
-    return entry.name.endsWith(".md") ? [path] : [];
-  });
-}
