@@ -11,7 +11,9 @@ interface Found {
 
 /**
  * Stops (SIGKILL) every process of this user whose working directory is `dir` (a realpath) or
- * below it, the caller aside, and says what each was running ("sleep 30"), by pid. Elsewhere than
+ * below it, the caller aside, and says what each was running ("sleep 30"), by pid. One already
+ * signalled to die (the CLI killed it as it exited, and the kernel has not run it since) is killed
+ * too but not named: on a busy machine it can outlive the CLI by a few milliseconds. Elsewhere than
  * on Linux it finds nothing.
  */
 export function sweepStrayProcesses(dir: string): string[] {
@@ -27,8 +29,35 @@ export function sweepStrayProcesses(dir: string): string[] {
       signal(stray.pid, "SIGSTOP");
     }
   }
+  const named = [...found.values()].filter((stray) => !dying(stray.pid));
   for (const pid of found.keys()) signal(pid, "SIGKILL");
-  return [...found.values()].sort((a, b) => a.pid - b.pid).map((stray) => stray.command);
+  return named.sort((a, b) => a.pid - b.pid).map((stray) => stray.command);
+}
+
+// Signals 1 to 15 end a process that neither blocks, ignores nor catches them; SIGKILL (9) ends
+// it whatever it does.
+const ENDING = Array.from({ length: 15 }, (_, index) => 1n << BigInt(index)).reduce(
+  (a, b) => a | b,
+);
+const SIGKILL_BIT = 1n << 8n;
+
+// True when the process has a signal pending that will end it: `SigPnd` (its own) or `ShdPnd`
+// (its group's) in /proc/<pid>/status, less what it blocks, ignores or catches.
+function dying(pid: number): boolean {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch {
+    return true;
+  }
+  const mask = (field: string) => {
+    const hex = new RegExp(`^${field}:\\s*([0-9a-f]+)$`, "m").exec(status)?.[1];
+    return hex === undefined ? 0n : BigInt(`0x${hex}`);
+  };
+  const pending = mask("SigPnd") | mask("ShdPnd");
+  if ((pending & SIGKILL_BIT) !== 0n) return true;
+  const spared = mask("SigBlk") | mask("SigIgn") | mask("SigCgt");
+  return (pending & ENDING & ~spared) !== 0n;
 }
 
 function processesIn(dir: string): Found[] {

@@ -2,7 +2,7 @@
 // named in a note, and judged only where a scenario asks; `settleMs` gives a late one time to
 // show what it would have done.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -58,6 +58,28 @@ test.skipIf(!linux)(
     } finally {
       process.kill(bystander, "SIGKILL");
     }
+  },
+  30_000,
+);
+
+// A stopped process keeps a SIGTERM pending until it runs again: it stands for one the CLI killed
+// as it exited, which a busy kernel has not yet run to its end.
+test.skipIf(!linux)(
+  "the sweep does not name a process already signalled to die, and still ends it",
+  async () => {
+    const inside = realpathSync(mkdtempSync(join(tmpdir(), "sweep-dying-")));
+    const doomed = detached("sleep", ["33"], inside);
+    const frozen = detached("sleep", ["34"], inside);
+    for (const pid of [doomed, frozen]) process.kill(pid, "SIGSTOP");
+    const stopped = (pid: number) =>
+      /^\d+ \(.*\) T/.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+    await until(() => stopped(doomed) && stopped(frozen));
+    expect([stopped(doomed), stopped(frozen)]).toEqual([true, true]);
+    process.kill(doomed, "SIGTERM");
+    expect(readFileSync(`/proc/${doomed}/status`, "utf8")).toMatch(/^ShdPnd:\s*0*4000$/m);
+    expect(sweepStrayProcesses(inside)).toEqual(["sleep 34"]);
+    await until(() => !alive(doomed) && !alive(frozen));
+    expect([alive(doomed), alive(frozen)]).toEqual([false, false]);
   },
   30_000,
 );
