@@ -29,6 +29,10 @@ const plan = contractPlan(contract.stage);
 const meter = contractCpuMeter(packageDir, contract.stage);
 const env = { NODE_COMPILE_CACHE: join(packageDir, "node_modules", ".cache", "node-compile") };
 
+// What a failed scenario judged wrong, for the one line a CI summary keeps of the failure.
+const failed = (failures: { message: string }[]) =>
+  failures.map(({ message }) => message).join("; ");
+
 describe
   .skipIf(plan.length === 0)
   .concurrent(`${contract.stage} contract against the bundle`, () => {
@@ -42,7 +46,7 @@ describe
         meter.scenario();
         const command = ["node", "dist/agent-code.mjs"];
         const result = await runScenario(scenario, { command, cwd: packageDir, env, sharedRuns });
-        expect(result.failures).toEqual([]);
+        expect(result.failures, failed(result.failures)).toEqual([]);
         if (result.seeded !== true) return;
         meter.scenario();
         const again = await runScenario(scenario, {
@@ -52,7 +56,10 @@ describe
           sharedRuns: seededRuns,
           seed,
         });
-        expect(again.failures, `at seed ${seed} (AGENT_CODE_SEED=${seed} replays it)`).toEqual([]);
+        expect(
+          again.failures,
+          `at seed ${seed} (AGENT_CODE_SEED=${seed} replays it): ${failed(again.failures)}`,
+        ).toEqual([]);
       },
       30_000,
     );
@@ -65,5 +72,5 @@ test("the learner's path, tsx on the sources, passes the first core scenario", a
     command: ["node", "--import", "tsx", "src/cli.ts"],
     cwd: packageDir,
   });
-  expect(result.failures).toEqual([]);
+  expect(result.failures, failed(result.failures)).toEqual([]);
 }, 30_000);
