@@ -13,9 +13,12 @@
 // Python program is the one before with that stage's part added, so a second run shows little and
 // costs minutes. day-1 and day-2-v1 add their whole contracts (day-2-v1 keeps none of day-1's), so
 // their checks run whole and still name the stage passed; every later stage runs with `--only`
-// for each id it adds. What stays pinned is each deviation: a stage's conformance notes (those
-// among the scenarios run), the core scenarios a stage's course text fails on purpose (Day 6's),
-// the published project's misses, and each broken variant's failure.
+// for each id it adds. The one exception is day-7-v4: Day 7 v2 to v4 add no core scenario but
+// change what every tool call (hooks) and every REPL line (an input thread) passes through, so
+// day-7-v4's program also runs each core scenario it carries, once (about 20 s). What stays
+// pinned is each deviation: a stage's conformance notes (those among the scenarios run), the core
+// scenarios a stage's course text fails on purpose (Day 6's), the published project's misses, and
+// each broken variant's failure.
 import { findContract } from "@agent-code/test-kit";
 import { describe, expect, test } from "vitest";
 import {
@@ -210,24 +213,36 @@ function notAFullCheck(count: number): string {
 // check.ts prints them (the contract's). The other notes, inherited, were shown at the stage that
 // added them; each must still name a scenario of this stage, so that the list cannot go stale.
 // `misses` are the core scenarios the course text fails on purpose, each said where it is pinned.
-// Returns the run, for a test that asks why a miss failed.
+// `carried` are inherited scenarios run with them (coreIdsCarried). Returns the run, for a test
+// that asks why a miss failed.
 async function passesWhatItAdds(
   stage: string,
   command: string,
   notes: readonly string[],
   misses: readonly string[] = [],
+  carried: readonly string[] = [],
 ) {
   const ids = findContract(stage)?.scenarios.map((s) => s.id);
-  expect(ids).toEqual(expect.arrayContaining([...notes]));
-  const added = addedIds(stage);
-  expect(added).toEqual(expect.arrayContaining([...misses]));
-  const run = await check([stage, "--cmd", command, ...added.flatMap((id) => ["--only", id])]);
+  expect(ids).toEqual(expect.arrayContaining([...notes, ...carried]));
+  const runIds = [...addedIds(stage), ...carried];
+  expect(runIds).toEqual(expect.arrayContaining([...misses]));
+  const run = await check([stage, "--cmd", command, ...runIds.flatMap((id) => ["--only", id])]);
   if (misses.length === 0) expect(run.stdout).not.toMatch(/^FAIL/m);
   expect(failIds(run.stdoutLines)).toEqual(misses);
   expect(run.exitCode).toBe(misses.length === 0 ? 0 : 1);
-  expect(noteIds(run.stdoutLines)).toEqual(notes.filter((id) => added.includes(id)));
-  expect(run.stdoutLines.at(-1)).toBe(notAFullCheck(added.length));
+  expect(noteIds(run.stdoutLines)).toEqual(notes.filter((id) => runIds.includes(id)));
+  expect(run.stdoutLines.at(-1)).toBe(notAFullCheck(runIds.length));
   return run;
+}
+
+// The core scenarios `stage` inherits from its base, in contract order. A stage that adds no core
+// scenario of its own but changes the code every run passes through runs these once, on the last
+// program of its day (Day 7's hooks and its REPL's loop).
+function coreIdsCarried(stage: string): string[] {
+  const added = new Set(addedIds(stage));
+  return (findContract(stage)?.scenarios ?? [])
+    .filter((s) => s.level === "core" && !added.has(s.id))
+    .map((s) => s.id);
 }
 
 // Its error texts for answers that are not the API and for Ctrl-C are its own: notes in every
@@ -2537,6 +2552,414 @@ const DAY_7_V1_NOTES = [
   "repl-help-exit",
 ];
 
+// Day 7 v2 from the origin's hooks.py: a `hooks.json` in the working folder, read at every tool
+// call, `{"hooks": {"PreToolUse": [entry], "PostToolUse": [entry]}}` or the bare map; an entry is
+// `{matcher, run}` or `{matcher, hooks: [{type: "command", command}]}`, its matcher `*`, a tool's
+// name or names joined by `|`. A command runs with the shell in the working folder, the whole
+// environment and 30 s, its stdin one JSON object (event, tool name and input, result, cwd); exit
+// 0 is success, and its output is stdout, or stderr when stdout is empty. PreToolUse runs once the
+// gate has allowed or asked (a deny never reaches it), before the preview and the question; the
+// first hook that fails blocks the call with an `is_error` result. PostToolUse runs after a result
+// that is not an error (a tool's own `error: …` text counts as success) and prints a line the model
+// never sees. Not JSON: a warning, and no hooks. The stage's bug fix: a file tool given an empty
+// `file_path` or a folder says so as an error instead of raising.
+const DAY_7_HOOKS = String.raw`
+HOOK_TIMEOUT = 30
+
+
+def load_hooks(cwd):
+    path = Path(cwd) / "hooks.json"
+    if not path.is_file():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        print(f"warning: hooks.json is not valid JSON, no hooks loaded: {exc}", file=sys.stderr)
+        return {}
+    return data.get("hooks", data)
+
+
+def hook_matches(matcher, tool_name):
+    return matcher == "*" or tool_name in str(matcher).split("|")
+
+
+def hook_commands(entry):
+    if "run" in entry:
+        return [entry["run"]]
+    return [hook["command"] for hook in entry.get("hooks", []) if hook.get("type") == "command"]
+
+
+def _run_hook_command(command, payload):
+    try:
+        proc = subprocess.run(command, shell=True, cwd=Path.cwd(), input=json.dumps(payload),
+                              capture_output=True, text=True, timeout=HOOK_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        return False, f"timed out after {HOOK_TIMEOUT}s"
+    return proc.returncode == 0, proc.stdout.strip() or proc.stderr.strip()
+
+
+def run_hooks(event, tool_name, tool_input, tool_result=None):
+    for entry in load_hooks(Path.cwd()).get(event, []):
+        if not hook_matches(entry.get("matcher", "*"), tool_name):
+            continue
+        for command in hook_commands(entry):
+            payload = {"event": event, "tool_name": tool_name, "tool_input": tool_input,
+                       "tool_result": tool_result, "cwd": str(Path.cwd())}
+            ok, output = _run_hook_command(command, payload)
+            yield command, ok, output
+
+
+def pre_tool_use(name, args):
+    for command, ok, output in run_hooks("PreToolUse", name, args):
+        if not ok:
+            return f"tool blocked by PreToolUse hook:\n  [hook] {command}: {output}"
+    return None
+
+
+def post_tool_use(name, args, result):
+    for command, ok, output in run_hooks("PostToolUse", name, args, result):
+        print(f"hook: PostToolUse {name} " + ("ok" if ok else f"warning: {command}: {output}"))
+
+
+def run_tool(name, args):`;
+
+const DAY_7_V2_EDITS: [string, string][] = [
+  ...DAY_7_V1_EDITS,
+  ['STAGE = "day-7-v1"', 'STAGE = "day-7-v2"'],
+  ['"day-6-v4", "day-7-v1"].index(STAGE)', '"day-6-v4", "day-7-v1", "day-7-v2"].index(STAGE)'],
+  ["\n\ndef run_tool(name, args):", DAY_7_HOOKS],
+  [
+    '    if name in ("file_write", "file_edit"):\n' +
+      '        return guarded_write(name, args, ask=behavior == "ask")\n' +
+      '    if behavior == "ask" and (answer := ask_first(name, args)) is not None:\n' +
+      "        return answer\n" +
+      "    return str(function(**args)), False\n",
+    "    blocked = pre_tool_use(name, args)\n" +
+      "    if blocked:\n" +
+      "        return blocked, True\n" +
+      "    content, is_error = call_tool(name, function, args, behavior)\n" +
+      "    if not is_error:\n" +
+      "        post_tool_use(name, args, content)\n" +
+      "    return content, is_error\n" +
+      "\n" +
+      "\n" +
+      "def call_tool(name, function, args, behavior):\n" +
+      '    if name in ("file_write", "file_edit"):\n' +
+      '        return guarded_write(name, args, ask=behavior == "ask")\n' +
+      '    if behavior == "ask" and (answer := ask_first(name, args)) is not None:\n' +
+      "        return answer\n" +
+      "    return str(function(**args)), False\n",
+  ],
+  [
+    "    # The interceptor: every check before the diff; a failed one asks nothing.\n" +
+      "    try:\n" +
+      '        target = resolve_in_cwd(args["file_path"])\n' +
+      "    except ValueError as exc:\n" +
+      '        return f"error: {exc}", False\n',
+    "    # The interceptor: every check before the diff; a failed one asks nothing.\n" +
+      '    if not args["file_path"]:\n' +
+      "        return \"error: missing required argument 'file_path'\", True\n" +
+      "    try:\n" +
+      '        target = resolve_in_cwd(args["file_path"])\n' +
+      "    except ValueError as exc:\n" +
+      '        return f"error: {exc}", False\n' +
+      "    if target.is_dir():\n" +
+      "        return f\"error: path is a directory: {args['file_path']}\", True\n",
+  ],
+];
+
+// Day 7 v4 from the origin's scheduler.py and cron_tools.py: a job (12 hex digits of id, the
+// slash command or prompt it sends, every N seconds, a label, when it last ran and was made) is
+// kept in the project's `.agent/cron.json` as `{"jobs": [...]}`, written in place at each change.
+// The REPL's scheduler loads them when it starts and a daemon thread ticks every second, only
+// queueing each job that is due (N seconds after it last ran, or was made). The REPL becomes an
+// input thread and a main loop that polls every 0.5 s, runs the queued jobs first (`cron: running
+// scheduled job → …`, then the text as if typed) and then a typed line. The text does not say how
+// a question asked during a run reads its answer; this input thread reads a line only once the
+// loop is done with the last one, so the answer is the next line, as in Day 6's REPL. A one-shot
+// run starts no scheduler: its tools and `/loop` only write the file. `cron_create` (every_seconds
+// made an int outside any try), `cron_list` and `cron_cancel`; `cron_list` is read-only and the
+// other two join the low-risk writes, so none asks. `/loop add <text> --every N|Ns|Nm|Nh [--label
+// L]`, `/loop list` and `/loop cancel <id>` go through the same shlex split as every command.
+const DAY_7_CRON = String.raw`
+import queue
+import time
+from dataclasses import asdict, dataclass
+
+
+@dataclass
+class CronJob:
+    id: str
+    slash: str
+    every_seconds: int
+    label: str = ""
+    last_run_at: float = None
+    created_at: float = 0.0
+
+
+class CronScheduler:
+    def __init__(self, cwd):
+        self.path = Path(cwd) / ".agent" / "cron.json"
+        self.lock = threading.Lock()
+        self.due = queue.Queue()
+        self.jobs = self._load_jobs()
+
+    def _load_jobs(self):
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError):
+            return []
+        return [CronJob(**job) for job in data.get("jobs", [])]
+
+    def _save_jobs(self):
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        jobs = [asdict(job) for job in self.jobs]
+        self.path.write_text(json.dumps({"jobs": jobs}, indent=2), encoding="utf-8")
+
+    def add(self, slash, every_seconds, label=""):
+        job = CronJob(uuid.uuid4().hex[:12], slash, every_seconds, label, None, time.time())
+        with self.lock:
+            self.jobs.append(job)
+            self._save_jobs()
+        return job
+
+    def cancel(self, job_id):
+        with self.lock:
+            kept = [job for job in self.jobs if job.id != job_id]
+            if len(kept) == len(self.jobs):
+                return False
+            self.jobs = kept
+            self._save_jobs()
+        return True
+
+    def start(self):
+        threading.Thread(target=self._tick, daemon=True).start()
+
+    def _tick(self):
+        while True:
+            time.sleep(1)
+            now = time.time()
+            with self.lock:
+                due = [job for job in self.jobs
+                       if now - (job.last_run_at or job.created_at) >= job.every_seconds]
+                for job in due:
+                    job.last_run_at = now
+                    self.due.put(job)
+                if due:
+                    self._save_jobs()
+
+
+_SCHEDULER = None
+
+
+def get_scheduler(cwd=None):
+    global _SCHEDULER
+    if _SCHEDULER is None:
+        _SCHEDULER = CronScheduler(cwd or Path.cwd())
+    return _SCHEDULER
+
+
+def describe_job(job):
+    label = f"  [{job.label}]" if job.label else ""
+    return f"{job.id}  every {job.every_seconds}s  {job.slash}{label}"
+
+
+def cron_create(slash, every_seconds, label=""):
+    every_seconds = int(every_seconds)
+    job = get_scheduler().add(slash, every_seconds, label)
+    return f"Cron job created: {job.id} — every {every_seconds}s: {slash}"
+
+
+def cron_list():
+    jobs = get_scheduler().jobs
+    return "\n".join(describe_job(job) for job in jobs) if jobs else "No cron jobs."
+
+
+def cron_cancel(id):
+    if get_scheduler().cancel(id):
+        return f"Cron job cancelled: {id}"
+    return f"error: job not found: {id}"
+
+
+READONLY_TOOLS.add("cron_list")
+LOW_RISK_WRITES.update({"cron_create", "cron_cancel"})
+TOOLS["cron_create"] = (cron_create, "Run a slash command or prompt every N seconds in the REPL.",
+                        {"type": "object",
+                         "properties": {"slash": {"type": "string"},
+                                        "every_seconds": {"type": "integer"},
+                                        "label": {"type": "string"}},
+                         "required": ["slash", "every_seconds"]})
+TOOLS["cron_list"] = (cron_list, "List the scheduled jobs.",
+                      {"type": "object", "properties": {}, "required": []})
+TOOLS["cron_cancel"] = (cron_cancel, "Cancel a scheduled job by its id.",
+                        {"type": "object", "properties": {"id": {"type": "string"}},
+                         "required": ["id"]})
+
+
+def run_tool(name, args):`;
+
+const DAY_7_LOOP = String.raw`
+LOOP_USAGE = ("Usage: /loop add <slash or prompt> --every <N|Ns|Nm|Nh> [--label L] | /loop list | "
+              "/loop cancel <id>")
+
+
+def parse_every(text):
+    match = re.fullmatch(r"(\d+)([smh]?)", text)
+    if not match:
+        raise ValueError(f"Invalid interval: {text}. Use N, Ns, Nm or Nh.")
+    return int(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(2)]
+
+
+def slash_loop(args, ctx):
+    scheduler = get_scheduler(ctx.cwd)
+    if not args or args == ["list"]:
+        return SlashResult(message=cron_list())
+    if args[0] == "cancel" and len(args) == 2:
+        return SlashResult(message=cron_cancel(args[1]))
+    if args[0] != "add":
+        return SlashResult(message=LOOP_USAGE)
+    words, every, label = [], None, ""
+    rest = iter(args[1:])
+    for word in rest:
+        if word == "--every":
+            every = next(rest, None)
+        elif word == "--label":
+            label = next(rest, "")
+        else:
+            words.append(word)
+    if not words or every is None:
+        return SlashResult(message=LOOP_USAGE)
+    try:
+        seconds = parse_every(every)
+    except ValueError as exc:
+        return SlashResult(message=str(exc))
+    job = scheduler.add(" ".join(words), seconds, label)
+    return SlashResult(message=f"Cron job created: {job.id} — every {seconds}s: {job.slash}")
+
+
+register("loop", "run a command or prompt on a timer (add … --every 5m, list, cancel)", slash_loop)
+
+
+def header(options, session=None):`;
+
+const DAY_7_V4_EDITS: [string, string][] = [
+  ...DAY_7_V2_EDITS,
+  ['STAGE = "day-7-v2"', 'STAGE = "day-7-v4"'],
+  [
+    '"day-7-v1", "day-7-v2"].index(STAGE)',
+    '"day-7-v1", "day-7-v2", "day-7-v3", "day-7-v4"].index(STAGE)',
+  ],
+  ["\n\ndef run_tool(name, args):", DAY_7_CRON],
+  ["\n\ndef header(options, session=None):", DAY_7_LOOP],
+  [
+    "def repl(run_user_input):\n" +
+      '    print("Type /help for the commands, /exit to leave.")\n' +
+      "    for line in sys.stdin:\n" +
+      "        line = line.strip()\n" +
+      '        if line == "/exit":\n' +
+      '            print("Bye.")\n' +
+      "            return\n" +
+      "        if line:\n" +
+      "            run_user_input(line)\n",
+    "def repl(run_user_input, scheduler):\n" +
+      '    print("Type /help for the commands, /exit to leave.")\n' +
+      "    lines = queue.Queue()\n" +
+      "    wanted = threading.Event()\n" +
+      "\n" +
+      "    def read_lines():\n" +
+      "        while True:\n" +
+      "            wanted.wait()\n" +
+      "            wanted.clear()\n" +
+      "            line = sys.stdin.readline()\n" +
+      "            lines.put(line)\n" +
+      "            if not line:\n" +
+      "                return\n" +
+      "\n" +
+      "    threading.Thread(target=read_lines, daemon=True).start()\n" +
+      "    scheduler.start()\n" +
+      "    wanted.set()\n" +
+      "    while True:\n" +
+      "        while not scheduler.due.empty():\n" +
+      "            job = scheduler.due.get()\n" +
+      '            print(f"cron: running scheduled job → {job.slash}")\n' +
+      "            run_user_input(job.slash)\n" +
+      "        try:\n" +
+      "            line = lines.get(timeout=0.5)\n" +
+      "        except queue.Empty:\n" +
+      "            continue\n" +
+      "        if not line:\n" +
+      "            return\n" +
+      "        line = line.strip()\n" +
+      '        if line == "/exit":\n' +
+      '            print("Bye.")\n' +
+      "            return\n" +
+      "        if line:\n" +
+      "            run_user_input(line)\n" +
+      "        wanted.set()\n",
+  ],
+  ["        repl(run_user_input)\n", "        repl(run_user_input, get_scheduler(cwd))\n"],
+];
+
+// Day 7 v2's notes. Every hook of these scenarios is in a settings file (the person's, or a
+// project's `.agent/settings.json`), and the origin reads only a `hooks.json` in the working
+// folder, so no hook runs: each bash or file_write call is asked about (bypassPermissions is the
+// default mode for it) and the empty stdin says no. Nothing is written, the run exits 0, and what
+// misses is the result's text (`blocked by …`, `hook failed …`, `hook timed out …`), the
+// PostToolUse hook's file and the hook's environment file. `--deny` is an unknown option (exit 2),
+// `hooks approve` a prompt and a word too many (exit 2, no approval file, no note); of
+// hook-settings-write-refused only its bash judgement misses (the person's no, not a refusal to
+// approve hooks); and a settings file is never read, so `permisions` stops nothing (as in
+// day-5-v5). hook-never-allows passes: no hook runs to answer allow, and the question is asked as
+// ever.
+const DAY_7_V2_NOTES = [
+  "hook-pre-blocks",
+  "hook-pre-crash-blocks",
+  "hook-pre-timeout-group-killed",
+  "hook-post-runs",
+  "hook-deny-skips",
+  "hook-env-scrubbed",
+  "hook-untrusted-ignored",
+  "hook-changed-needs-approval",
+  "hook-settings-write-refused",
+  "settings-unknown-key",
+];
+
+// Day 7 v4's notes. `/loop add don't stop: say the time --every 1s` is split by shlex, which
+// answers `Invalid command syntax: No closing quotation`: no job starts, no request comes, and the
+// REPL waits for the `/exit` that the scenario types only after a request, until the checker stops
+// it at its 20 s timeout. cron_create is a low-risk write: it runs unasked, so the `n` meant for
+// the question is the next prompt, past the fake server's script (its 500 is a stack trace); plan
+// mode's denial reads `error: plan mode: …`; a one-shot run writes the job to `.agent/cron.json`.
+// The jobs live in that file, not in the session, and a REPL that sent nothing wrote no session, so
+// `-c` says `No previous session found in this directory.` and exits 1. A planted
+// `.agent/cron.json` is listed, and its job fires within a second (made at time 0), before the
+// person's: the repository sends a prompt. `/help` lists `/loop` under its heading.
+const DAY_7_V4_NOTES = [
+  "loop-fires",
+  "loop-asks",
+  "loop-plan-denied",
+  "loop-one-shot-refused",
+  "loop-paused-on-resume",
+  "loop-repo-file-ignored",
+  "slash-help-no-request-text",
+];
+// Day 7 v4 adds no core scenario, but its program changes what every tool call (hooks) and every
+// REPL line (the input thread) passes through, so it runs every core scenario it carries: each
+// passes but Day 6's two, which the course text fails on purpose (pinned there).
+const DAY_7_V4_MISSES = [...DAY_6_V3_MISSES, ...DAY_6_V1_MISSES];
+
+// The judgements a scenario missed, as the block under its NOTE or FAIL line lists them.
+function missesOf(stdoutLines: string[], id: string): string[] {
+  const start = stdoutLines.findIndex((line) => line.endsWith(`[${id}]`));
+  expect(start).toBeGreaterThan(-1);
+  const block = stdoutLines.slice(start + 1);
+  const end = block.findIndex((line) => !line.startsWith("      "));
+  return block
+    .slice(0, end === -1 ? undefined : end)
+    .filter((line) => line.startsWith("      - "))
+    .map((line) => line.slice(8));
+}
+
 describe.skipIf(!HAS_PYTHON)(
   "a Python Day 7 written from the origin course (needs python3)",
   () => {
@@ -2591,5 +3014,43 @@ describe.skipIf(!HAS_PYTHON)(
       expect(run.stdout).toContain("`/help` should send no request to the model");
       expect(run.exitCode).toBe(1);
     }, 30_000);
+
+    test(
+      "passes every core scenario day-7-v2 adds (none); each miss is a conformance note",
+      async () => {
+        expect(addedIds("day-7-v2")).toContain("hook-pre-blocks");
+        const command = write("day_7_v2", AGENT_CODE, DAY_7_V2_EDITS);
+        await passesWhatItAdds("day-7-v2", command, DAY_7_V2_NOTES);
+      },
+      WHOLE_CONTRACT_MS,
+    );
+
+    // day-7-v3 changes how agent-code is started, which no scenario sees: it has no program here.
+    test(
+      "passes every core scenario of day-7-v4 but Day 6's pinned two; each miss of what it adds is a conformance note",
+      async () => {
+        expect(addedIds("day-7-v3")).toEqual([]);
+        const carried = coreIdsCarried("day-7-v4");
+        expect(carried).toEqual(
+          expect.arrayContaining(["slash-unknown", "bash-no", "repl-runs-each-line"]),
+        );
+        const command = write("day_7_v4", AGENT_CODE, DAY_7_V4_EDITS);
+        const run = await passesWhatItAdds(
+          "day-7-v4",
+          command,
+          DAY_7_V4_NOTES,
+          DAY_7_V4_MISSES,
+          carried,
+        );
+        expect(missesOf(run.stdoutLines, "loop-fires")).toEqual([
+          "the run did not finish in time and was stopped",
+        ]);
+        expect(missesOf(run.stdoutLines, "loop-repo-file-ignored")).toEqual([
+          "`/loop list` should print `no loops`: no project file holds a loop",
+          "the first request should be the person's loop (`[loop loop_1, every 1s] say hi`), and no request should carry the planted job",
+        ]);
+      },
+      WHOLE_CONTRACT_MS,
+    );
   },
 );
