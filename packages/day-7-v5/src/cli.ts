@@ -6,6 +6,7 @@ import { resolve } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import { cac } from "cac";
 import { runAgent } from "./agent.ts";
+import { loadCommands } from "./commands.ts";
 import { CompactError, compactAtFromEnv } from "./compact.ts";
 import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
@@ -142,13 +143,25 @@ export async function main(argv: string[]): Promise<number> {
       const baseURL = options.baseUrl === undefined ? undefined : String(options.baseUrl);
       const compactAt = compactAtFromEnv(process.env);
       const loopFloor = loopFloorFromEnv(process.env);
-      const prompt = words.map(String).join(" ").trim();
-      // The slash commands. A one-shot `/x` runs before a provider is made or a log opened: no
-      // key needed, no header, no request.
+      const typedPrompt = words.map(String).join(" ").trim();
+      const startsRepl = typedPrompt === "";
+      let prompt = typedPrompt;
+      // The slash commands: the built-ins, then the command files, read once, here, for the REPL
+      // and for a one-shot `/x` (a plain prompt has no use for them). A one-shot `/x` runs before
+      // a provider is made or a log opened: no key needed, no header, no request; a command
+      // file's `/x` becomes the prompt of an ordinary run.
       const commands = new SlashCommands(builtInCommands());
+      if (startsRepl || isSlash(prompt)) {
+        const taken = commands.list().map((command) => command.name);
+        const loaded = loadCommands({ home, cwd, taken });
+        for (const note of loaded.notes) console.error(note);
+        for (const command of loaded.commands) commands.register(command);
+      }
       if (isSlash(prompt)) {
         const session = { cwd, home, model, tools, compactAt, permissionMode };
-        return await runOneShot(prompt, commands, session, PRINT);
+        const ran = await runOneShot(prompt, commands, session, PRINT);
+        if (ran.prompt === undefined) return ran.code;
+        prompt = ran.prompt;
       }
       const input = new StdinLines();
       const interactive = process.stdin.isTTY === true;
@@ -193,7 +206,7 @@ export async function main(argv: string[]): Promise<number> {
       };
       // Loops belong to a REPL: its log records them, and a resumed one lists its own as paused.
       // Nothing else is read for them (no project file).
-      if (prompt === "") {
+      if (startsRepl) {
         const loops = new Loops({
           floor: loopFloor,
           record: (record) => session.log?.loop(record),
@@ -205,7 +218,7 @@ export async function main(argv: string[]): Promise<number> {
       printNotes(session, agentRules.notes);
       printHeader(session);
       try {
-        if (prompt === "") return await repl(session, commands);
+        if (startsRepl) return await repl(session, commands);
         await runOnce(prompt, session);
         return 0;
       } finally {
@@ -522,6 +535,8 @@ async function repl(session: Session, commands: SlashCommands): Promise<number> 
       };
       const ran = await dispatch(line, commands, { session, oneShot: false, onNewLog }, PRINT);
       if (ran.exit) return 0;
+      // A command file's line: its prompt runs as a typed one would.
+      if (ran.prompt !== undefined) await runLine(ran.prompt, session);
     } else if (line !== "") {
       await runLine(line, session);
     }

@@ -1,7 +1,18 @@
 // The one file that decides which paths a tool may touch and how much of a file the model sees.
 // Every tool that takes a path asks resolveInside first; nothing else in agent-code judges paths.
 import { createHash } from "node:crypto";
-import { constants, type Dirent, realpathSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  type Dirent,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  type Stats,
+  statSync,
+} from "node:fs";
 import { type FileHandle, open, readdir, readlink, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { ToolError } from "./tools/index.ts";
@@ -137,6 +148,66 @@ async function checkOpened(cwd: string, absolute: string, handle: FileHandle, na
   if (escapes(root, real)) throw changed();
   const now = await stat(real).catch(() => Promise.reject(changed()));
   if (now.dev !== info.dev || now.ino !== info.ino) throw changed();
+}
+
+// openInside without the event loop, the same checks: for a start that reads a hundred small files
+// (the command files, commands.ts), where the thread pool costs ten times the reads. The caller
+// closes `fd`.
+export function openInsideSync(
+  cwd: string,
+  absolute: string,
+  name: string,
+): { fd: number; info: Stats } {
+  let fd: number;
+  try {
+    fd = openSync(absolute, OPEN_FLAGS);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ELOOP") {
+      throw new ToolError(`symlink not followed: ${name}`);
+    }
+    throw fsError(error, name);
+  }
+  try {
+    const info = fstatSync(fd);
+    const changed = () => new ToolError(`changed while being opened: ${name}`);
+    const root = realpathSync.native(cwd);
+    let where: string | undefined;
+    try {
+      where = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      where = undefined;
+    }
+    if (where !== undefined) {
+      if (escapes(root, where.replace(/ \(deleted\)$/, ""))) throw changed();
+      return { fd, info };
+    }
+    let real: string;
+    try {
+      real = realpathSync.native(absolute);
+    } catch {
+      throw changed();
+    }
+    const now = statSync(real, { throwIfNoEntry: false });
+    if (escapes(root, real) || now?.dev !== info.dev || now?.ino !== info.ino) throw changed();
+    return { fd, info };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+// readOpened for openInsideSync's fd: up to `max` bytes; undefined when it holds more.
+export function readOpenedSync(fd: number, max: number): Buffer | undefined {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for (;;) {
+    const chunk = Buffer.alloc(Math.min(64 * 1024, max + 1 - size));
+    const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
+    if (bytesRead === 0) return Buffer.concat(chunks, size);
+    chunks.push(chunk.subarray(0, bytesRead));
+    size += bytesRead;
+    if (size > max) return undefined;
+  }
 }
 
 // What an opened file holds, read from the handle, up to `max` bytes; undefined when it holds more.

@@ -93,7 +93,7 @@ export function userRulesName(home: string): string {
   return `${shownHome(home)}/AGENT.md`;
 }
 
-function shownHome(home: string): string {
+export function shownHome(home: string): string {
   const user = homedir();
   if (home === user) return "~";
   return home.startsWith(user + path.sep) ? `~${home.slice(user.length)}` : home;

@@ -44,6 +44,8 @@ export interface SlashResult {
   message?: string;
   // End the REPL (a one-shot run ends anyway).
   exit?: boolean;
+  // Send this as the prompt, as if it had been typed (a command file's body, filled in).
+  prompt?: string;
 }
 
 export interface SlashCommand {
@@ -52,6 +54,8 @@ export interface SlashCommand {
   // The command takes free text: it gets the rest of the line as it was typed, one argument, not
   // split into words (so `/loop add don't stop --every 5m` needs no quotes).
   freeText?: boolean;
+  // A command file's (commands.ts): /help marks it `(yours)` or `(project)`.
+  source?: "yours" | "project";
   run(args: string[], ctx: SlashContext): SlashResult | Promise<SlashResult>;
 }
 
@@ -90,13 +94,14 @@ export interface Printer {
 }
 
 // Runs one `/…` line: 0 when the command ran, 2 when the line was a mistake (an unknown command,
-// an unclosed quote, a bad argument); `exit` when the REPL should end.
+// an unclosed quote, a bad argument); `exit` when the REPL should end, `prompt` when the line
+// stands for a prompt to send (a command file's).
 export async function dispatch(
   line: string,
   commands: SlashCommands,
   ctx: Omit<SlashContext, "commands">,
   print: Printer,
-): Promise<{ code: number; exit: boolean }> {
+): Promise<{ code: number; exit: boolean; prompt?: string }> {
   // A command that takes free text is found by the line's first word, before any quote is read.
   const [first = "", rest = ""] = line.trim().split(/\s+(.*)/s);
   const free = commands.get(first.slice(1));
@@ -115,7 +120,8 @@ export async function dispatch(
   try {
     const result = await command.run(words.slice(1), { ...ctx, commands: commands.list() });
     if (result.message !== undefined) print.out(result.message);
-    return { code: 0, exit: result.exit === true };
+    const prompt = result.prompt === undefined ? {} : { prompt: result.prompt };
+    return { code: 0, exit: result.exit === true, ...prompt };
   } catch (error) {
     if (!(error instanceof SlashError)) throw error;
     print.err(`/${command.name}: ${error.message}`);
@@ -123,16 +129,18 @@ export async function dispatch(
   }
 }
 
-// A one-shot `agent-code "/x"`, run before anything is opened or read: its exit code.
+// A one-shot `agent-code "/x"`, run before anything is opened or read: its exit code, or, for a
+// command file's line, the prompt the run goes on to send.
 export async function runOneShot(
   line: string,
   commands: SlashCommands,
   session: Omit<SlashSession, "log" | "history" | "readState">,
   print: Printer,
-): Promise<number> {
+): Promise<{ code: number; prompt?: string }> {
   const alone = { ...session, log: undefined, history: [], readState: new ReadState() };
   const ctx = { session: alone, oneShot: true, onNewLog: () => {} };
-  return (await dispatch(line, commands, ctx, print)).code;
+  const { code, prompt } = await dispatch(line, commands, ctx, print);
+  return prompt === undefined ? { code } : { code, prompt };
 }
 
 function noArguments(args: string[], hint = ""): void {
@@ -163,9 +171,10 @@ const help: SlashCommand = {
     noArguments(args);
     const names = commands.map((command) => `/${command.name}`);
     const width = Math.max(...names.map((name) => name.length));
-    const lines = commands.map(
-      (command, i) => `  ${(names[i] ?? "").padEnd(width)}  ${command.description}`,
-    );
+    const lines = commands.map((command, i) => {
+      const mark = command.source === undefined ? "" : ` (${command.source})`;
+      return `  ${(names[i] ?? "").padEnd(width)}  ${command.description}${mark}`;
+    });
     return { message: [`commands: ${names.join(", ")}`, ...lines].join("\n") };
   },
 };

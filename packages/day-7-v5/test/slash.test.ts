@@ -260,10 +260,10 @@ test("a one-shot run: the same texts, code 2 for a mistake, no session to compac
   const err: string[] = [];
   const print = { out: (text: string) => out.push(text), err: (text: string) => err.push(text) };
   const commands = new SlashCommands(builtInCommands());
-  expect(await runOneShot("/model", commands, s, print)).toBe(0);
-  expect(await runOneShot("/nope", commands, s, print)).toBe(2);
-  expect(await runOneShot("/compact", commands, s, print)).toBe(2);
-  expect(await runOneShot("/clear", commands, s, print)).toBe(2);
+  expect(await runOneShot("/model", commands, s, print)).toEqual({ code: 0 });
+  expect(await runOneShot("/nope", commands, s, print)).toEqual({ code: 2 });
+  expect(await runOneShot("/compact", commands, s, print)).toEqual({ code: 2 });
+  expect(await runOneShot("/clear", commands, s, print)).toEqual({ code: 2 });
   expect(out).toEqual(["model: test-model"]);
   expect(err).toEqual([
     "unknown command: /nope (try /help)",
