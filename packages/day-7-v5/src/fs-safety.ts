@@ -201,7 +201,8 @@ export function readOpenedSync(fd: number, max: number): Buffer | undefined {
   const chunks: Buffer[] = [];
   let size = 0;
   for (;;) {
-    const chunk = Buffer.alloc(Math.min(64 * 1024, max + 1 - size));
+    // Unfilled bytes are never returned: no need to zero them first.
+    const chunk = Buffer.allocUnsafe(Math.min(64 * 1024, max + 1 - size));
     const bytesRead = readSync(fd, chunk, 0, chunk.length, null);
     if (bytesRead === 0) return Buffer.concat(chunks, size);
     chunks.push(chunk.subarray(0, bytesRead));
