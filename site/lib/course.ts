@@ -66,6 +66,7 @@ export const COURSE: CourseGroup[] = [
       { page: "day-7-hooks.md", steps: true },
       { page: "day-7-path.md", steps: true },
       { page: "day-7-loops.md", steps: true },
+      { page: "day-7-commands.md", steps: true },
     ],
   },
   {

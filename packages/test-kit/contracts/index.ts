@@ -30,6 +30,7 @@ import { day7v1 } from "./day-7-v1.ts";
 import { day7v2 } from "./day-7-v2.ts";
 import { day7v3 } from "./day-7-v3.ts";
 import { day7v4 } from "./day-7-v4.ts";
+import { day7v5 } from "./day-7-v5.ts";
 
 export const contracts: Contract[] = [
   day1,
@@ -61,6 +62,7 @@ export const contracts: Contract[] = [
   day7v2,
   day7v3,
   day7v4,
+  day7v5,
   appendixProviders,
 ];
 
