@@ -5,7 +5,7 @@
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
 
-export const NEWEST_OFFLINE_STAGE = "day-7-v4";
+export const NEWEST_OFFLINE_STAGE = "day-7-v5";
 
 /**
  * @param {string[]} given

@@ -143,6 +143,13 @@ export class Loops {
     return { ...loop };
   }
 
+  // Writes an `add` record for each loop there is: /clear's new log must list them for its -c.
+  recordEach(): void {
+    for (const { id, prompt, every, label } of this.#loops.values()) {
+      this.#record({ op: "add", id, prompt, every, ...(label === undefined ? {} : { label }) });
+    }
+  }
+
   // A resumed session's loops, from its log: every one added and not cancelled, paused.
   restore(records: Record<string, unknown>[]): Loop[] {
     for (const record of records) {

@@ -314,6 +314,8 @@ const clear: SlashCommand = {
     session.log =
       old === undefined ? undefined : SessionLog.create({ home: session.home, cwd: session.cwd });
     ctx.onNewLog(session.log);
+    // The REPL's loops go on; the new log holds them, so its -c lists them.
+    session.loops?.recordEach();
     session.history.splice(0);
     session.readState = new ReadState();
     return { message: sessionLine(session) };

@@ -165,6 +165,41 @@ test("a resumed log's loops come back paused; nothing fires until one is resumed
   again.close();
 });
 
+test("/clear writes the running loops into its new log, so that log's -c lists them", async () => {
+  const home = mkdtempSync(join(tmpdir(), "loops-home-"));
+  const cwd = mkdtempSync(join(tmpdir(), "loops-work-"));
+  const session = { ...slashSession(undefined), home, cwd, log: SessionLog.create({ home, cwd }) };
+  const loops = new Loops({ floor: 60, record: (record) => session.log?.loop(record) });
+  loops.add("check the build", 300, "build");
+  loops.add("check the queue", 60);
+  loops.cancel("loop_1");
+  const old = session.log;
+  const ran = await dispatch(
+    "/clear",
+    new SlashCommands(builtInCommands()),
+    {
+      session: { ...session, loops },
+      oneShot: false,
+      onNewLog: (log) => Object.assign(session, { log }),
+    },
+    { out: () => {}, err: () => {} },
+  );
+  expect(ran.code).toBe(0);
+  expect(session.log.id).not.toBe(old.id);
+  session.log.finish();
+  session.log.close();
+  const again = SessionLog.open({ home, cwd }, session.log.id);
+  const restored = new Loops({ floor: 60 }).restore(again.loopRecords());
+  expect(restored.map(loopLine)).toEqual(["loop_2: every 1m, paused: check the queue"]);
+  // The old log keeps what it had: loop_1 cancelled, loop_2 running.
+  const before = new Loops({ floor: 60 }).restore(
+    SessionLog.open({ home, cwd }, old.id).loopRecords(),
+  );
+  expect(before.map((loop) => loop.id)).toEqual(["loop_2"]);
+  loops.stopAll();
+  again.close();
+});
+
 test("/loop add takes everything before its last options as the prompt, apostrophes too", () => {
   expect(loopArguments("don't stop --every 5m")).toEqual({ prompt: "don't stop", every: "5m" });
   expect(loopArguments("run it --every 5m --label ci")).toEqual({

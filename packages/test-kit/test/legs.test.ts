@@ -55,7 +55,7 @@ test("the whole stages are each day's last and every stage off the main line", (
     "day-5-challenges",
     "day-6-v5",
     "day-6-challenges",
-    "day-7-v4",
+    "day-7-v5",
     "appendix-providers",
   ]);
   // A new day's stages: only its last is added; a new challenge is always there.
@@ -66,20 +66,21 @@ test("the whole stages are each day's last and every stage off the main line", (
 });
 
 test("the floor leg tests the newest day's last stage whole and the stages off the main line", () => {
-  expect(newestStage()).toBe("day-7-v4");
+  expect(newestStage()).toBe("day-7-v5");
   expect(floorStages()).toEqual([
     "day-2-challenges",
     "day-3-challenges",
     "day-5-challenges",
     "day-6-challenges",
-    "day-7-v4",
+    "day-7-v5",
     "appendix-providers",
   ]);
   expect(floorStages(["day-5-v5", "day-5-challenges", "day-6-v1", "day-6-v2"])).toEqual([
     "day-5-challenges",
     "day-6-v2",
   ]);
-  expect(runsWhole("day-7-v4", "floor")).toBe(true);
+  expect(runsWhole("day-7-v5", "floor")).toBe(true);
+  expect(runsWhole("day-7-v4", "floor")).toBe(false);
   expect(runsWhole("day-7-v3", "floor")).toBe(false);
   expect(runsWhole("day-7-v2", "floor")).toBe(false);
   expect(runsWhole("day-7-v1", "floor")).toBe(false);
