@@ -3,6 +3,7 @@
 // here. The texts and exit codes are decision 0080's; what it left open, decision 0082's.
 import { printable, view } from "./agent.ts";
 import { compact, DEFAULT_COMPACT_AT, estimateTokens } from "./compact.ts";
+import type { Ui } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
 import { formatEvery, LoopError, type Loops, loopLine, parseEvery } from "./loops.ts";
 import { readMemories } from "./memory.ts";
@@ -27,6 +28,8 @@ export interface SlashSession {
   readState: ReadState;
   // The REPL's loops (loops.ts); a one-shot run has none.
   loops?: Loops | undefined;
+  // The REPL's questions, in order with its lines; a one-shot run has no one to ask.
+  ui?: Ui | undefined;
 }
 
 export interface SlashContext {
@@ -268,14 +271,32 @@ function modeOf(word: string): PermissionMode {
   return word as PermissionMode;
 }
 
-// The mode for the rest of this process; the session's log keeps the one it started with.
+// The question before every tool runs unasked: a line typed, pasted or piped ahead is not a yes.
+export const BYPASS_QUESTION =
+  "Switch to bypassPermissions? Every tool runs without a question, edits and commands too.";
+
+// The mode for the rest of this process; the session's log keeps the one it started with. A
+// narrower mode needs no question; bypassPermissions, the widest, is asked about first (decision
+// 0087), and a one-shot run, which has no one to ask, is told to use --permission-mode.
 const permissions: SlashCommand = {
   name: "permissions",
   description: "show the permission mode, or change it for this process",
-  run(args, { session }) {
+  async run(args, { session, oneShot }) {
     if (args.length > 1) throw new SlashError(`takes one mode (${PERMISSION_MODES.join(", ")})`);
     const [word] = args;
-    if (word !== undefined) session.permissionMode = modeOf(word);
+    if (word === undefined) return { message: modeLine(session.permissionMode) };
+    const mode = modeOf(word);
+    if (mode === "bypassPermissions" && session.permissionMode !== mode) {
+      if (oneShot || session.ui === undefined) {
+        throw new SlashError(
+          "bypassPermissions is asked about in the REPL; a one-shot run takes --permission-mode",
+        );
+      }
+      if (!(await session.ui.confirm(BYPASS_QUESTION))) {
+        return { message: `${modeLine(session.permissionMode)} (not changed)` };
+      }
+    }
+    session.permissionMode = mode;
     return { message: modeLine(session.permissionMode) };
   },
 };

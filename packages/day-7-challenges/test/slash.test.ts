@@ -179,6 +179,54 @@ test("/permissions shows and changes the mode for this process; /plan sets plan"
   expect(s.permissionMode).toBe("plan");
 });
 
+// Challenge a (decision 0087): a narrower mode is a word; the widest is a word and a yes.
+function answering(...answers: string[]) {
+  const asked: string[] = [];
+  const ui = {
+    colour: false,
+    print() {},
+    confirm: async (question: string) => {
+      asked.push(question);
+      return answers.shift() === "y";
+    },
+    choose: async () => ({ kind: "skipped" as const }),
+  };
+  return { ui, asked };
+}
+
+test("/permissions bypassPermissions asks first: a no keeps the mode, a yes switches", async () => {
+  const { ui, asked } = answering("n", "y");
+  const s = session({ permissionMode: "acceptEdits", ui });
+  expect((await run("/permissions bypassPermissions", s)).out).toEqual([
+    "mode: acceptEdits (not changed)",
+  ]);
+  expect(s.permissionMode).toBe("acceptEdits");
+  expect(asked).toEqual([
+    "Switch to bypassPermissions? Every tool runs without a question, edits and commands too.",
+  ]);
+  const yes = await run("/permissions bypassPermissions", s);
+  expect(yes).toMatchObject({ code: 0, out: ["mode: bypassPermissions"] });
+  expect(s.permissionMode).toBe("bypassPermissions");
+  // Already there, and on the way down, nothing is asked.
+  await run("/permissions bypassPermissions", s);
+  expect((await run("/permissions default", s)).out).toEqual(["mode: default"]);
+  expect((await run("/plan", s)).out).toEqual(["mode: plan"]);
+  expect(asked).toHaveLength(2);
+});
+
+test("/permissions bypassPermissions with no one to ask is a mistake, the mode kept", async () => {
+  const s = session();
+  const ran = await run("/permissions bypassPermissions", s);
+  expect(ran.code).toBe(2);
+  expect(ran.err).toEqual([
+    "/permissions: bypassPermissions is asked about in the REPL; a one-shot run takes --permission-mode",
+  ]);
+  expect(s.permissionMode).toBe("default");
+  const { ui } = answering("y");
+  const oneShot = await run("/permissions bypassPermissions", session({ ui }), true);
+  expect(oneShot.code).toBe(2);
+});
+
 test("/context: one line each, the rules files, the notes and the size of the next request", async () => {
   const s = session();
   writeFileSync(join(s.cwd, "AGENT.md"), "Answer briefly.\n");
