@@ -205,8 +205,12 @@ export async function runAgent(
         } else {
           result = await tools.run(call, withNotes(ctx, decision.needs));
         }
+        // A PostToolUse hook's notes follow the result the model reads (decision 0087).
         if (decision.behavior !== "deny" && blocked === undefined) {
-          await hooks?.post(call, result, signal);
+          const notes = (await hooks?.post(call, result, signal)) ?? [];
+          if (notes.length > 0) {
+            result = { ...result, content: [result.content, ...notes].join("\n\n") };
+          }
         }
         emit(`observation: ${printable(result.content)}`);
         results.push({
