@@ -2,7 +2,9 @@
 // its session's log (`loop` records), never in a project file, so no repository can schedule a
 // prompt. Timers are Node's, unref'd: a loop never keeps the process alive. A tick only marks the
 // loop due; the REPL fires one due loop at a time, and only while it waits for a line. The choices
-// are decision 0080's ("Loops") and 0085's.
+// are decision 0080's ("Loops") and 0085's; a cron expression instead of an interval, decision
+// 0087's.
+import { CronError, nextFire, parseCron, shortestGap } from "./cron.ts";
 
 export const MAX_LOOPS = 5;
 // The shortest interval, in seconds, unless AGENT_CODE_LOOP_MIN_S lowers it (for tests).
@@ -47,8 +49,10 @@ export function formatEvery(seconds: number): string {
 export interface Loop {
   id: string;
   prompt: string;
-  // Seconds between fires.
+  // Seconds between fires; 0 for a loop on a cron expression.
   every: number;
+  // A 5-field cron expression (cron.ts), for a loop that fires at times of the clock.
+  cron?: string;
   label?: string;
   // Read back by -c or --resume: listed, not firing until `/loop resume`.
   paused: boolean;
@@ -56,7 +60,7 @@ export interface Loop {
 
 // What the session log keeps of a loop: `op` add, cancel or fire.
 export type LoopRecord =
-  | { op: "add"; id: string; prompt: string; every: number; label?: string }
+  | { op: "add"; id: string; prompt: string; every: number; cron?: string; label?: string }
   | { op: "cancel" | "fire"; id: string };
 
 export interface LoopsOptions {
@@ -84,8 +88,9 @@ export class Loops {
     return [...this.#loops.values()].map((loop) => ({ ...loop }));
   }
 
-  // What an add would refuse, before anyone is asked about it.
-  check(prompt: string, every: number, label?: string): void {
+  // What an add would refuse, before anyone is asked about it. `when` is seconds between fires,
+  // or a cron expression.
+  check(prompt: string, when: number | string, label?: string): void {
     if (prompt.trim() === "") throw new LoopError("a loop needs a prompt");
     // One line of printable text: what /loop list shows is what the model is sent.
     if (CONTROL.test(prompt)) throw new LoopError("a loop's prompt is one line of text");
@@ -95,9 +100,11 @@ export class Loops {
     if (prompt.trimStart().startsWith("/")) {
       throw new LoopError("a loop sends a prompt to the model, not a command");
     }
-    if (!Number.isInteger(every) || every < this.floor) {
+    if (typeof when === "string") {
+      this.#checkCron(when);
+    } else if (!Number.isInteger(when) || when < this.floor) {
       throw new LoopError(
-        `a loop fires at most every ${formatEvery(this.floor)} (AGENT_CODE_LOOP_MIN_S), got ${String(every)}s`,
+        `a loop fires at most every ${formatEvery(this.floor)} (AGENT_CODE_LOOP_MIN_S), got ${String(when)}s`,
       );
     }
     if (this.#loops.size >= MAX_LOOPS) {
@@ -105,13 +112,34 @@ export class Loops {
     }
   }
 
-  add(prompt: string, every: number, label?: string): Loop {
-    this.check(prompt, every, label);
+  // A cron expression is read once at the least (a bad field throws), and cron.ts's
+  // shortest gap between its next fires is held to the floor: with the default floor of 60 s,
+  // a minute's resolution always passes.
+  #checkCron(expression: string): void {
+    try {
+      const schedule = parseCron(expression);
+      const gap = shortestGap(schedule, new Date());
+      if (gap < this.floor) {
+        throw new LoopError(
+          `a loop fires at most every ${formatEvery(this.floor)} (AGENT_CODE_LOOP_MIN_S), "${schedule.text}" fires ${formatEvery(gap)} apart`,
+        );
+      }
+    } catch (error) {
+      if (error instanceof CronError) throw new LoopError(error.message);
+      throw error;
+    }
+  }
+
+  add(prompt: string, when: number | string, label?: string): Loop {
+    this.check(prompt, when, label);
     this.#last += 1;
+    const cron = typeof when === "string" ? parseCron(when).text : undefined;
+    const every = typeof when === "string" ? 0 : when;
     const loop: Loop = {
       id: `loop_${this.#last}`,
       prompt: prompt.trim(),
       every,
+      ...(cron === undefined ? {} : { cron }),
       ...(label === undefined ? {} : { label }),
       paused: false,
     };
@@ -121,6 +149,7 @@ export class Loops {
       id: loop.id,
       prompt: loop.prompt,
       every,
+      ...(cron === undefined ? {} : { cron }),
       ...(label === undefined ? {} : { label }),
     });
     this.#start(loop);
@@ -153,10 +182,13 @@ export class Loops {
       if (record.op === "cancel") this.#loops.delete(record.id);
       if (record.op !== "add") continue;
       if (typeof record.prompt !== "string" || typeof record.every !== "number") continue;
+      const cron = typeof record.cron === "string" ? record.cron : undefined;
+      if (cron !== undefined && !readsAsCron(cron)) continue;
       this.#loops.set(record.id, {
         id: record.id,
         prompt: record.prompt,
         every: record.every,
+        ...(cron === undefined ? {} : { cron }),
         ...(typeof record.label === "string" ? { label: record.label } : {}),
         paused: true,
       });
@@ -201,12 +233,39 @@ export class Loops {
   }
 
   #start(loop: Loop): void {
+    if (loop.cron !== undefined) {
+      this.#arm(loop.id, parseCron(loop.cron), new Date());
+      return;
+    }
     const timer = setInterval(() => this.#tick(loop.id), loop.every * 1000);
     timer.unref();
     this.#timers.set(loop.id, timer);
   }
 
+  // A cron loop's timer: one timeout to its next fire, set again from that fire's minute (not from
+  // the clock, so a timer that wakes a little early cannot fire the same minute twice). A wait
+  // longer than a timeout can hold wakes early and waits again.
+  #arm(id: string, schedule: ReturnType<typeof parseCron>, after: Date): void {
+    const at = nextFire(schedule, after);
+    if (at === undefined) return;
+    const wait = Math.min(at.getTime() - Date.now(), MAX_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => {
+        if (Date.now() < at.getTime() - 1_000) {
+          this.#arm(id, schedule, after);
+          return;
+        }
+        this.#tick(id);
+        this.#arm(id, schedule, at);
+      },
+      Math.max(0, wait),
+    );
+    timer.unref();
+    this.#timers.set(id, timer);
+  }
+
   #stop(id: string): void {
+    // clearInterval clears a timeout too: Node keeps one kind of timer.
     clearInterval(this.#timers.get(id));
     this.#timers.delete(id);
     this.#due = this.#due.filter((due) => due !== id);
@@ -220,16 +279,33 @@ export class Loops {
   }
 }
 
+// The longest wait a Node timer holds (about 24.8 days).
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+function readsAsCron(expression: string): boolean {
+  try {
+    parseCron(expression);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// When a loop fires, as its lines say it: `every 5m`, or `cron */5 * * * *`.
+export function whenText(loop: Pick<Loop, "every" | "cron">): string {
+  return loop.cron === undefined ? `every ${formatEvery(loop.every)}` : `cron ${loop.cron}`;
+}
+
 // The prompt a loop sends, marked so the model and the log tell it from a typed one.
 export function loopPrompt(loop: Loop): string {
-  return `[loop ${loop.id}, every ${formatEvery(loop.every)}] ${loop.prompt}`;
+  return `[loop ${loop.id}, ${whenText(loop)}] ${loop.prompt}`;
 }
 
 // One line of /loop list and cron_list.
 export function loopLine(loop: Loop): string {
   const label = loop.label === undefined ? "" : ` (${loop.label})`;
   const paused = loop.paused ? ", paused" : "";
-  return `${loop.id}${label}: every ${formatEvery(loop.every)}${paused}: ${loop.prompt}`;
+  return `${loop.id}${label}: ${whenText(loop)}${paused}: ${loop.prompt}`;
 }
 
 // What -c and --resume say about the loops they found: nothing fires until resumed.

@@ -5,7 +5,7 @@ import { printable, view } from "./agent.ts";
 import { compact, DEFAULT_COMPACT_AT, estimateTokens } from "./compact.ts";
 import type { Ui } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
-import { formatEvery, LoopError, type Loops, loopLine, parseEvery } from "./loops.ts";
+import { LoopError, type Loops, loopLine, parseEvery, whenText } from "./loops.ts";
 import { readMemories } from "./memory.ts";
 import type { Message } from "./model.ts";
 import { PERMISSION_MODES, type PermissionMode } from "./permissions.ts";
@@ -333,18 +333,26 @@ const clear: SlashCommand = {
 };
 
 const LOOP_USAGE =
-  "usage: /loop add <prompt> --every 5m [--label L] | /loop list | /loop cancel <id> | /loop resume <id>";
+  'usage: /loop add <prompt> --every 5m | --cron "*/5 * * * *" [--label L] | /loop list | /loop cancel <id> | /loop resume <id>';
 
 // `/loop add <prompt> --every 5m [--label L]`: the options are read from the end of the line, each
-// once; everything before them is the prompt, as typed.
-export function loopArguments(text: string): { prompt: string; every?: string; label?: string } {
-  const options: { every?: string; label?: string } = {};
+// once; everything before them is the prompt, as typed. `--cron` takes its five fields in one pair
+// of quotes, double or single.
+export function loopArguments(text: string): {
+  prompt: string;
+  every?: string;
+  label?: string;
+  cron?: string;
+} {
+  const options: { every?: string; label?: string; cron?: string } = {};
   let prompt = text;
   for (;;) {
-    const match = /(?:^|\s)--(every|label)\s+(\S+)\s*$/.exec(prompt);
-    const name = match?.[1] as "every" | "label" | undefined;
+    const match =
+      /(?:^|\s)--(cron)\s+(?:"([^"]*)"|'([^']*)'|(\S+))\s*$/.exec(prompt) ??
+      /(?:^|\s)--(every|label)\s+()()(\S+)\s*$/.exec(prompt);
+    const name = match?.[1] as "every" | "label" | "cron" | undefined;
     if (match === null || name === undefined || options[name] !== undefined) break;
-    options[name] = match[2] ?? "";
+    options[name] = match[2] || match[3] || match[4] || "";
     prompt = prompt.slice(0, match.index);
   }
   return { prompt: prompt.trim(), ...options };
@@ -380,14 +388,21 @@ const loop: SlashCommand = {
       return { message: all.length === 0 ? "no loops" : all.map(loopLine).join("\n") };
     }
     if (verb === "add") {
-      const { prompt, every, label } = loopArguments(rest);
+      const { prompt, every, label, cron } = loopArguments(rest);
+      if (every !== undefined && cron !== undefined) {
+        throw new SlashError("--every or --cron, not both");
+      }
+      if (cron !== undefined) {
+        const added = loopStep(() => loops.add(prompt, cron, label));
+        return { message: `added ${added.id}: ${whenText(added)}: ${added.prompt}` };
+      }
       if (every === undefined) throw new SlashError(`--every is missing (${LOOP_USAGE})`);
       const seconds = parseEvery(every);
       if (seconds === undefined) {
         throw new SlashError(`--every takes 90s, 5m or 1h, got ${printable(every)}`);
       }
       const added = loopStep(() => loops.add(prompt, seconds, label));
-      return { message: `added ${added.id}: every ${formatEvery(added.every)}: ${added.prompt}` };
+      return { message: `added ${added.id}: ${whenText(added)}: ${added.prompt}` };
     }
     if (verb === "cancel" || verb === "resume") {
       const id = rest.trim();
@@ -396,7 +411,7 @@ const loop: SlashCommand = {
         return { message: `cancelled ${loopStep(() => loops.cancel(id)).id}` };
       }
       const resumed = loopStep(() => loops.resume(id));
-      return { message: `resumed ${resumed.id}: every ${formatEvery(resumed.every)}` };
+      return { message: `resumed ${resumed.id}: ${whenText(resumed)}` };
     }
     throw new SlashError(`unknown: ${printable(verb)} (${LOOP_USAGE})`);
   },

@@ -321,6 +321,77 @@ test("cron_create: denied in plan mode, refused for a command, below the floor o
   expect(loops.list()).toEqual([]);
 });
 
+// Challenge c (decision 0087): a loop on a 5-field cron expression, under the same rules.
+test("/loop add --cron: listed, recorded, fired at the clock's minutes, one line per mistake", async () => {
+  vi.setSystemTime(new Date(2026, 11, 6, 23, 7, 30));
+  const { loops, records } = recorded();
+  expect(
+    await slash(`/loop add run the tests --cron "*/5 * * * *" --label ci`, loops),
+  ).toMatchObject({
+    code: 0,
+    out: ["added loop_1: cron */5 * * * *: run the tests"],
+  });
+  expect((await slash("/loop list", loops)).out).toEqual([
+    "loop_1 (ci): cron */5 * * * *: run the tests",
+  ]);
+  expect(records[0]).toEqual({
+    op: "add",
+    id: "loop_1",
+    prompt: "run the tests",
+    every: 0,
+    cron: "*/5 * * * *",
+    label: "ci",
+  });
+  // 23:10 is 2.5 minutes away.
+  await vi.advanceTimersByTimeAsync(149_000);
+  expect(loops.takeDue()).toBeUndefined();
+  await vi.advanceTimersByTimeAsync(1_000);
+  const due = loops.takeDue();
+  expect(due === undefined ? "" : loopPrompt(due)).toBe(
+    "[loop loop_1, cron */5 * * * *] run the tests",
+  );
+  await vi.advanceTimersByTimeAsync(300_000);
+  expect(loops.takeDue()?.id).toBe("loop_1");
+  expect((await slash(`/loop add x --cron '61 * * * *'`, loops)).err).toEqual([
+    "/loop: cron minute field: 61 is out of range (0-59)",
+  ]);
+  expect((await slash(`/loop add x --cron "* * *"`, loops)).err).toEqual([
+    "/loop: cron takes 5 fields (minute hour day-of-month month day-of-week), got 3",
+  ]);
+  expect((await slash(`/loop add x --every 5m --cron "* * * * *"`, loops)).err).toEqual([
+    "/loop: --every or --cron, not both",
+  ]);
+  loops.stopAll();
+});
+
+test("a cron loop is held to the floor, comes back paused from the log, and cron_create takes one", async () => {
+  const slow = new Loops({ floor: 600 });
+  expect(() => slow.add("x", "*/5 * * * *")).toThrow(
+    'a loop fires at most every 10m (AGENT_CODE_LOOP_MIN_S), "*/5 * * * *" fires 5m apart',
+  );
+  expect(slow.add("x", "*/10 * * * *").cron).toBe("*/10 * * * *");
+  slow.stopAll();
+  const restored = new Loops({ floor: 60 }).restore([
+    { type: "loop", op: "add", id: "loop_1", prompt: "hi", every: 0, cron: "0 9 * * 1-5" },
+    { type: "loop", op: "add", id: "loop_2", prompt: "bad", every: 0, cron: "0 99 * * *" },
+  ]);
+  expect(restored.map(loopLine)).toEqual(["loop_1: cron 0 9 * * 1-5, paused: hi"]);
+  const { loops } = recorded();
+  const asked = await cronCreate({ slash: "stand-up notes", cron: "0 9 * * 1-5" }, { loops });
+  expect(asked.seen).toEqual(["Loop: cron 0 9 * * 1-5: stand-up notes", "Start this loop?"]);
+  expect(asked.observation).toMatch(/^observation: Loop started: loop_1, cron 0 9 \* \* 1-5;/);
+  const bad = await cronCreate({ slash: "x", cron: "0 9 * * Mon" }, { loops });
+  expect(bad.observation).toBe(
+    'observation: bad arguments for cron_create: cron day-of-week field: "Mon" is not a number, range or step',
+  );
+  const both = await cronCreate({ slash: "x", cron: "* * * * *", every_seconds: 60 }, { loops });
+  expect(both.observation).toBe(
+    "observation: bad arguments for cron_create: every_seconds or cron, not both",
+  );
+  expect(bad.seen).toEqual([]);
+  loops.stopAll();
+});
+
 test("cron_list and cron_cancel read only this session's loops, with no question", async () => {
   const { loops } = recorded();
   loops.add("check the build", 60, "ci");
