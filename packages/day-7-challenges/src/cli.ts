@@ -11,7 +11,14 @@ import { type LineSource, Prompter, type Ui, wantsColour } from "./diff-ui.ts";
 import { ReadState } from "./fs-safety.ts";
 import { Hooks } from "./hooks.ts";
 import { HOOKS_USAGE, HooksUsageError, hooksCommand } from "./hooks-command.ts";
-import { LoopFloorError, Loops, loopFloorFromEnv, loopPrompt, pausedNote } from "./loops.ts";
+import {
+  LoopFloorError,
+  Loops,
+  loopFloorFromEnv,
+  loopMaxFromEnv,
+  loopPrompt,
+  pausedNote,
+} from "./loops.ts";
 import {
   ApiError,
   createProvider,
@@ -142,6 +149,7 @@ export async function main(argv: string[]): Promise<number> {
       const baseURL = options.baseUrl === undefined ? undefined : String(options.baseUrl);
       const compactAt = compactAtFromEnv(process.env);
       const loopFloor = loopFloorFromEnv(process.env);
+      const loopMax = loopMaxFromEnv(process.env);
       const prompt = words.map(String).join(" ").trim();
       // The slash commands. A one-shot `/x` runs before a provider is made or a log opened: no
       // key needed, no header, no request.
@@ -196,6 +204,7 @@ export async function main(argv: string[]): Promise<number> {
       if (prompt === "") {
         const loops = new Loops({
           floor: loopFloor,
+          max: loopMax,
           record: (record) => session.log?.loop(record),
         });
         const paused = pausedNote(loops.restore(log?.loopRecords() ?? []));

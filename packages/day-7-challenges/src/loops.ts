@@ -6,7 +6,10 @@
 // 0087's.
 import { CronError, nextFire, parseCron, shortestGap } from "./cron.ts";
 
+// How many loops a REPL holds at once, unless AGENT_CODE_LOOP_MAX says otherwise, up to
+// LOOP_MAX_CEILING (decision 0087: the challenge's 20 is the ceiling, not the default).
 export const MAX_LOOPS = 5;
+export const LOOP_MAX_CEILING = 20;
 // The shortest interval, in seconds, unless AGENT_CODE_LOOP_MIN_S lowers it (for tests).
 export const DEFAULT_LOOP_MIN_S = 60;
 
@@ -29,6 +32,19 @@ export function loopFloorFromEnv(env: NodeJS.ProcessEnv): number {
   }
   // A floor of 0 still means one second: a loop never fires in a tight circle.
   return Math.max(1, Number(value));
+}
+
+// AGENT_CODE_LOOP_MAX: a whole number from 1 to 20, read as AGENT_CODE_LOOP_MIN_S is; a mistake is
+// the same exit 1.
+export function loopMaxFromEnv(env: NodeJS.ProcessEnv): number {
+  const value = env.AGENT_CODE_LOOP_MAX;
+  if (value === undefined) return MAX_LOOPS;
+  if (!/^[0-9]{1,2}$/.test(value) || Number(value) < 1 || Number(value) > LOOP_MAX_CEILING) {
+    throw new LoopFloorError(
+      `AGENT_CODE_LOOP_MAX must be a whole number from 1 to ${LOOP_MAX_CEILING}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return Number(value);
 }
 
 // `90`, `90s`, `5m`, `1h`: seconds, or undefined for anything else.
@@ -65,12 +81,15 @@ export type LoopRecord =
 
 export interface LoopsOptions {
   floor: number;
+  // At most this many loops at once; MAX_LOOPS unless given.
+  max?: number;
   // Writes a record to the session's log (none with --no-session).
   record?: (record: LoopRecord) => void;
 }
 
 export class Loops {
   readonly floor: number;
+  readonly max: number;
   #loops = new Map<string, Loop>();
   #timers = new Map<string, NodeJS.Timeout>();
   // Due loops, in the order their timers ticked; a loop is in it once however often it ticked.
@@ -79,8 +98,9 @@ export class Loops {
   #record: (record: LoopRecord) => void;
   #last = 0;
 
-  constructor({ floor, record = () => {} }: LoopsOptions) {
+  constructor({ floor, max = MAX_LOOPS, record = () => {} }: LoopsOptions) {
     this.floor = floor;
+    this.max = max;
     this.#record = record;
   }
 
@@ -107,8 +127,10 @@ export class Loops {
         `a loop fires at most every ${formatEvery(this.floor)} (AGENT_CODE_LOOP_MIN_S), got ${String(when)}s`,
       );
     }
-    if (this.#loops.size >= MAX_LOOPS) {
-      throw new LoopError(`at most ${MAX_LOOPS} loops at once; cancel one first`);
+    if (this.#loops.size >= this.max) {
+      throw new LoopError(
+        `at most ${this.max} loops at once (AGENT_CODE_LOOP_MAX); cancel one first`,
+      );
     }
   }
 

@@ -14,6 +14,7 @@ import {
   Loops,
   loopFloorFromEnv,
   loopLine,
+  loopMaxFromEnv,
   loopPrompt,
   parseEvery,
   pausedNote,
@@ -44,6 +45,24 @@ test("the floor: 60 s unless AGENT_CODE_LOOP_MIN_S gives whole seconds; anything
       `AGENT_CODE_LOOP_MIN_S must be a whole number, got ${JSON.stringify(bad)}`,
     );
   }
+});
+
+// Challenge d (decision 0087): 5 unless AGENT_CODE_LOOP_MAX says otherwise, and never over 20.
+test("the cap: 5 unless AGENT_CODE_LOOP_MAX gives 1 to 20; anything else is refused", () => {
+  expect(loopMaxFromEnv({})).toBe(5);
+  expect(loopMaxFromEnv({ AGENT_CODE_LOOP_MAX: "20" })).toBe(20);
+  expect(loopMaxFromEnv({ AGENT_CODE_LOOP_MAX: "1" })).toBe(1);
+  for (const bad of ["0", "21", "100", "x", "5.0", " 5", "", "-1"]) {
+    expect(() => loopMaxFromEnv({ AGENT_CODE_LOOP_MAX: bad })).toThrow(
+      `AGENT_CODE_LOOP_MAX must be a whole number from 1 to 20, got ${JSON.stringify(bad)}`,
+    );
+  }
+  const twenty = new Loops({ floor: 60, max: 20 });
+  for (let n = 1; n <= 20; n++) twenty.add(`prompt ${n}`, 60);
+  expect(() => twenty.add("the 21st", 60)).toThrow(
+    "at most 20 loops at once (AGENT_CODE_LOOP_MAX); cancel one first",
+  );
+  twenty.stopAll();
 });
 
 test("intervals are read as seconds, minutes or hours and written the shortest way", () => {
