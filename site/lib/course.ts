@@ -77,6 +77,7 @@ export const COURSE: CourseGroup[] = [
       { page: "day-3-challenges.md", text: "Day 3 challenges" },
       { page: "day-5-challenges.md", text: "Day 5 challenges" },
       { page: "day-6-challenges.md", text: "Day 6 challenges" },
+      { page: "day-7-challenges.md", text: "Day 7 challenges" },
     ],
   },
   {

@@ -26,6 +26,7 @@ import { day6v2 } from "./day-6-v2.ts";
 import { day6v3 } from "./day-6-v3.ts";
 import { day6v4 } from "./day-6-v4.ts";
 import { day6v5 } from "./day-6-v5.ts";
+import { day7challenges } from "./day-7-challenges.ts";
 import { day7v1 } from "./day-7-v1.ts";
 import { day7v2 } from "./day-7-v2.ts";
 import { day7v3 } from "./day-7-v3.ts";
@@ -63,6 +64,7 @@ export const contracts: Contract[] = [
   day7v3,
   day7v4,
   day7v5,
+  day7challenges,
   appendixProviders,
 ];
 

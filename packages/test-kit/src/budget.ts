@@ -120,8 +120,6 @@ export function plannedContracts(
 // Days 7 to 9 as the course plans them, before their pages are written: the scenarios each stage
 // adds, without the twins (they judge another's run and cost nothing), and the CLI starts of each.
 export const PLANNED_STAGES: PlannedStage[] = [
-  // Day 7 (v1 to v5 are built): the challenges.
-  { stage: "day-7-challenges", base: "day-7-v4", core: 0, conformance: 4 },
   // Day 8: one runtime, modes, type-ahead, batches, todos, plan mode.
   { stage: "day-8-v1", base: "day-7-v5", core: 0, conformance: 2, changed: 2 },
   { stage: "day-8-v2", base: "day-8-v1", core: 1, conformance: 2, runsEach: 1.5 },

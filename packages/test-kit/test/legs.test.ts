@@ -56,6 +56,7 @@ test("the whole stages are each day's last and every stage off the main line", (
     "day-6-v5",
     "day-6-challenges",
     "day-7-v5",
+    "day-7-challenges",
     "appendix-providers",
   ]);
   // A new day's stages: only its last is added; a new challenge is always there.
@@ -73,6 +74,7 @@ test("the floor leg tests the newest day's last stage whole and the stages off t
     "day-5-challenges",
     "day-6-challenges",
     "day-7-v5",
+    "day-7-challenges",
     "appendix-providers",
   ]);
   expect(floorStages(["day-5-v5", "day-5-challenges", "day-6-v1", "day-6-v2"])).toEqual([
