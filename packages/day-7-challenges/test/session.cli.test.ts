@@ -12,9 +12,12 @@ import {
   type Scenario,
   type Step,
 } from "@agent-code/test-kit";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 
 const packageDir = fileURLToPath(new URL("..", import.meta.url));
+// Each test starts the CLI once to three times: on a busy machine that takes longer than Vitest's
+// 5 s default, and what is judged is what the runs did, never how long they took.
+vi.setConfig({ testTimeout: 30_000 });
 const BUNDLE = ["node", "dist/agent-code.mjs"];
 const ID = "20261201-181502-3f9a1c";
 const CANARY = "canary-5f0c2e91d7";
