@@ -34,6 +34,8 @@ export const REPLAYS: Record<string, string[]> = {
   "day-7-v1": ["slash-help-no-request-text"],
   "day-7-v2": ["hook-pre-crash-blocks"],
   "day-7-v4": ["loop-paused-on-resume"],
+  "day-7-v5": ["command-no-shadow"],
+  "day-7-challenges": ["challenge-loop-cron"],
   // The same prompt through every provider, then `auto` with no key.
   "appendix-providers": [
     "two-step-chain-deepseek",
