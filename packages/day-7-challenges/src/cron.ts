@@ -120,7 +120,9 @@ function dayMatches(schedule: CronSchedule, at: Date): boolean {
   return day || weekday;
 }
 
-// Eight years hold every day a field allows, 29 February on each weekday included.
+// Eight years cover the longest wait of a schedule that can fire: 29 February, which after 2096
+// comes again in 2104 (2100 is no leap year). A weekday set beside it waits less, as either day
+// field may match.
 const SEARCH_MS = 8 * 366 * 24 * 3600 * 1000;
 
 // The first minute after `after` that the schedule allows, or undefined when none comes in the
