@@ -25,7 +25,10 @@ const [work, ...words] = process.argv.slice(2);
 const countFile = join(work, "count.txt");
 const count = existsSync(countFile) ? Number(readFileSync(countFile, "utf8")) + 1 : 1;
 writeFileSync(countFile, String(count));
-const stdin = process.stdin.isTTY ? "" : readFileSync(0, "utf8").trim();
+// Read as a stream: readFileSync(0) on a pipe Node has made non-blocking can fail with EAGAIN.
+let stdin = "";
+if (!process.stdin.isTTY) for await (const chunk of process.stdin) stdin += chunk;
+stdin = stdin.trim();
 const response = await fetch(process.env.ANTHROPIC_BASE_URL + "/v1/messages", {
   method: "POST",
   headers: {
