@@ -111,6 +111,11 @@ export interface FakeServer {
   /** Replaces the queue of steps, like `POST /_fake/<token>/script`. */
   script(steps: Step[]): void;
   requests(): RecordedRequest[];
+  /**
+   * Resolves once `count` requests have been recorded, as the last of them arrives and before it
+   * is answered: a REPL line typed "after request 1" is then in its pipe before the reply lands.
+   */
+  whenRequests(count: number): Promise<void>;
   /** What was sent back, for each request whose response has finished, in request order. */
   responses(): RecordedResponse[];
   /** Forgets the script, the recorded requests and the id counters. */
@@ -142,6 +147,8 @@ interface ServerState {
   // The last script given, which `loop` starts over from.
   script: Step[];
   records: RecordedRequest[];
+  // Who waits for a number of requests (whenRequests).
+  arrivals: { count: number; resolve: () => void }[];
   responses: RecordedResponse[];
   stepsUsed: number;
   messages: number;
@@ -162,6 +169,7 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     queue: checkSteps(options.script ?? []),
     script: checkSteps(options.script ?? []),
     records: [],
+    arrivals: [],
     responses: [],
     stepsUsed: 0,
     messages: 0,
@@ -194,6 +202,10 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     },
     requests() {
       return [...state.records];
+    },
+    whenRequests(count) {
+      if (state.records.length >= count) return Promise.resolve();
+      return new Promise((resolve) => state.arrivals.push({ count, resolve }));
     },
     responses() {
       return state.responses.filter((response) => response !== undefined);
@@ -248,6 +260,9 @@ async function handle(
     verdict: { accepted: true },
   };
   state.records.push(record);
+  const arrived = state.arrivals.filter(({ count }) => count <= state.records.length);
+  state.arrivals = state.arrivals.filter(({ count }) => count > state.records.length);
+  for (const { resolve } of arrived) resolve();
   recordResponse(res, index, state);
   if (openai) {
     return handleOpenAI(req, res, record, {

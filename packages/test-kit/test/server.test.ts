@@ -946,3 +946,26 @@ describe("scripting", () => {
     });
   });
 });
+
+test("whenRequests resolves as the request arrives, before its answer, and not before the count", async () => {
+  const server = await start({
+    script: [
+      { content: [{ type: "text", text: "one" }] },
+      { content: [{ type: "text", text: "two" }] },
+    ],
+  });
+  const client = clientFor(server);
+  const order: string[] = [];
+  let second = false;
+  void server.whenRequests(2).then(() => {
+    second = true;
+  });
+  await server.whenRequests(0);
+  const arrived = server.whenRequests(1).then(() => order.push("arrived"));
+  await client.messages.create(PARAMS).then(() => order.push("answered"));
+  await arrived;
+  expect(order).toEqual(["arrived", "answered"]);
+  expect(second).toBe(false);
+  await client.messages.create(PARAMS);
+  expect(second).toBe(true);
+});
