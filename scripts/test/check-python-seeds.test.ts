@@ -2545,6 +2545,8 @@ const DAY_7_V1_NOTES = [
   "slash-help-no-request-text",
   "slash-one-shot-no-session-text",
   "slash-unknown-text",
+  // Its dispatch_slash takes every line that starts with `/`: a path is an unknown command.
+  "slash-path-is-prompt",
   "slash-apostrophe",
   "slash-compact-now",
   "slash-clear",

@@ -74,8 +74,10 @@ export class SlashCommands {
   }
 }
 
+// A command is `/` and a name as the line's first word; a first word with another `/` is a path, so
+// `/etc/hosts: what is this?` is a prompt.
 export function isSlash(line: string): boolean {
-  return line.startsWith("/");
+  return /^\/[^\s/]*(?:\s|$)/.test(line);
 }
 
 export interface Printer {

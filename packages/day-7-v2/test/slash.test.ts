@@ -18,6 +18,7 @@ import { splitWords } from "../src/shell-words.ts";
 import {
   builtInCommands,
   dispatch,
+  isSlash,
   runOneShot,
   type SlashCommand,
   SlashCommands,
@@ -271,4 +272,13 @@ test("a one-shot run: the same texts, code 2 for a mistake, no session to compac
     "/clear: works in the REPL only (a one-shot run opens no session)",
   ]);
   expect(existsSync(join(s.home, "projects"))).toBe(false);
+});
+
+test("a command is `/` and a name as the first word; a first word that is a path starts a prompt", () => {
+  expect(["/help", "/nope now", "/", "/model  m"].map(isSlash)).toEqual([true, true, true, true]);
+  expect(
+    ["/etc/hosts: what is this file?", "/usr/bin/env python3", "what does /help do?", ""].map(
+      isSlash,
+    ),
+  ).toEqual([false, false, false, false]);
 });

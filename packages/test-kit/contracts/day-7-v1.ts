@@ -123,6 +123,26 @@ const unknown: Scenario = {
   judgements: [noRequest(HELP, "an unknown command")],
 };
 
+// A first word with a second `/` is a path, and the line a prompt, as Claude Code reads it; the
+// Python course's `dispatch_slash` answers `Unknown command` (decision 0082).
+const PATH_PROMPT = "/etc/hosts: what is this file for?";
+const pathIsPrompt: Scenario = {
+  id: "slash-path-is-prompt",
+  title: "a one-shot prompt that starts with a path (`/etc/hosts: …`) goes to the model",
+  level: "conformance",
+  args: (context) => ["-C", context.work, PATH_PROMPT],
+  stdin: "",
+  server: { steps: [say("It maps host names to addresses.")] },
+  judgements: [
+    judge(
+      HELP,
+      "a line whose first word is a path should be sent to the model as it was typed",
+      (o) => userTexts(o, 0).at(-1) === PATH_PROMPT,
+    ),
+    exitCode(HELP, 0, "a prompt's run ended"),
+  ],
+};
+
 const helpText = twinOf(helpNoRequest, {
   id: "slash-help-no-request-text",
   title: "a one-shot `/help` prints the registry's list and one line a command, nothing else",
@@ -415,6 +435,7 @@ export const day7v1: Contract = {
     helpText,
     oneShotText,
     unknownText,
+    pathIsPrompt,
     apostrophe,
     compactNow,
     clear,
