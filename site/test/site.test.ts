@@ -366,6 +366,7 @@ describe("the navigation", () => {
       "Day 7, v2",
       "Day 7, v3",
       "Day 7, v4",
+      "Day 7, v5",
       "Day 7, challenges",
       "Appendix: providers",
     ]);
