@@ -805,26 +805,16 @@ async function* typedLines(
   signal: AbortSignal,
   before: number,
 ): AsyncGenerator<string> {
+  const ended = new Promise<void>((resolve) => {
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
   for (const { line, afterRequests, afterMs = 0 } of lines) {
-    // Typed as the request arrives, not at the next poll: on a busy machine a poll could come
-    // after the reply, and a REPL that is idle by then would run a due loop first.
-    if (afterRequests !== undefined && server !== undefined) {
-      const ended = new Promise<void>((resolve) => {
-        signal.addEventListener("abort", () => resolve(), { once: true });
-      });
-      await Promise.race([server.whenRequests(before + afterRequests), ended]);
-      // The run ended first: nothing more is typed.
-      if (signal.aborted) await new Promise(() => {});
-      await interruptWhen({ afterMs }, server, "", signal, before);
-    } else {
-      await interruptWhen(
-        { ...(afterRequests === undefined ? {} : { afterRequests }), afterMs },
-        server,
-        "",
-        signal,
-        before,
-      );
+    // Typed as the request arrives, not at a poll: on a busy machine a poll could come after the
+    // reply, and a REPL that is idle by then would run a due loop first.
+    if (afterRequests !== undefined) {
+      await Promise.race([server?.whenRequests(before + afterRequests) ?? ended, ended]);
     }
+    await interruptWhen({ afterMs }, server, "", signal, before);
     yield `${line}\n`;
   }
 }
