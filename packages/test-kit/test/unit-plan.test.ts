@@ -1,11 +1,13 @@
-// Which of a stage's own test files run on a leg (decision 0062): a file named for one module is
-// left out where both are its base's, byte for byte, unless the stage runs whole.
+// Which of a stage's own test files run on a leg (decisions 0062 and 0088): a file carried from the
+// base is left out where everything it reaches is the base's too, and otherwise runs where an
+// inherited conformance scenario would.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { afterAll, expect, test } from "vitest";
+import { afterAll, beforeEach, expect, test } from "vitest";
 import type { Contract } from "../src/contract.ts";
-import { unitTestExclusions } from "../src/unit-plan.ts";
+import { SLICES, scenarioSlice } from "../src/legs.ts";
+import { reachedFiles, unitTestExclusions } from "../src/unit-plan.ts";
 
 const root = mkdtempSync(join(tmpdir(), "unit-plan-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -21,38 +23,96 @@ const course: Contract[] = [
   { stage: "day-9-v2", title: "", base: "day-9-v1", scenarios: [] },
   { stage: "day-9-v3", title: "", base: "day-9-v2", scenarios: [] },
 ];
-for (const stage of ["day-9-v1", "day-9-v2", "day-9-v3"]) {
-  put(`${stage}/test/cli.test.ts`, "the contract\n");
-  put(`${stage}/test/web.test.ts`, "web's tests\n");
-  put(`${stage}/test/web.bash.test.ts`, "web against bash\n");
-  put(`${stage}/src/web.ts`, "web\n");
-  put(`${stage}/test/grep.test.ts`, "grep's tests\n");
-  put(`${stage}/src/tools/grep.ts`, "grep\n");
-  put(`${stage}/test/search-tools.test.ts`, "several tools\n");
-}
-put("day-9-v2/src/tools/grep.ts", "grep, changed by the lesson\n");
+const STAGES = ["day-9-v1", "day-9-v2", "day-9-v3"];
 
-test("an unchanged test of an unchanged module is left out; a changed module's runs", () => {
-  // A second file for the same module, named `<module>.<kind>.test.ts`, goes with it.
-  expect(unitTestExclusions(join(root, "day-9-v2"), "full", course)).toEqual([
-    "test/web.bash.test.ts",
-    "test/web.test.ts",
-  ]);
-});
-
-test("a changed test file runs, and so does one named for no module, and the contract's", () => {
-  put("day-9-v2/test/web.test.ts", "web's tests, one more\n");
-  try {
-    expect(unitTestExclusions(join(root, "day-9-v2"), "full", course)).toEqual([
-      "test/web.bash.test.ts",
-    ]);
-  } finally {
-    put("day-9-v2/test/web.test.ts", "web's tests\n");
+// Every stage the same: web's test reaches web.ts, which reaches text.ts; grep's test reaches
+// grep.ts alone; the CLI's test starts the bundle; a helper script sits beside a test.
+beforeEach(() => {
+  for (const stage of STAGES) {
+    put(`${stage}/package.json`, JSON.stringify({ name: stage, dependencies: { diff: "9.0.0" } }));
+    put(`${stage}/test/cli.test.ts`, 'const bundle = "dist/agent-code.mjs";\n');
+    put(`${stage}/test/web.test.ts`, 'import { fetchPage } from "../src/web.ts";\n');
+    put(`${stage}/src/web.ts`, 'import { squeeze } from "./text.ts";\n');
+    put(`${stage}/src/text.ts`, "export const squeeze = 1;\n");
+    put(`${stage}/test/grep.test.ts`, 'import { grep } from "../src/tools/grep.ts";\n');
+    put(`${stage}/src/tools/grep.ts`, "export const grep = 1;\n");
+    put(`${stage}/test/session.cli.test.ts`, 'spawn("node", ["dist/agent-code.mjs"]);\n');
+    put(`${stage}/test/perf.test.ts`, 'new URL("./cpu.mjs", import.meta.url);\n');
+    put(`${stage}/test/cpu.mjs`, "// measures\n");
   }
 });
 
+const leftOut = (stage: string, leg: "full" | "floor" | "all" = "full", slice = 0) =>
+  unitTestExclusions(join(root, stage), leg, course, slice);
+// The slices in which a file of day-9-v2 runs on the full leg.
+const slicesRun = (file: string) =>
+  [...Array(SLICES).keys()].filter((slice) => !leftOut("day-9-v2", "full", slice).includes(file));
+
+test("a file reaches what it names by a relative path, what those name, and all of src/ through the bundle", () => {
+  const dir = join(root, "day-9-v2");
+  expect(reachedFiles(dir, "test/web.test.ts")).toEqual([
+    "src/text.ts",
+    "src/web.ts",
+    "test/web.test.ts",
+  ]);
+  expect(reachedFiles(dir, "test/perf.test.ts")).toEqual(["test/cpu.mjs", "test/perf.test.ts"]);
+  expect(reachedFiles(dir, "test/session.cli.test.ts")).toEqual([
+    "src/text.ts",
+    "src/tools/grep.ts",
+    "src/web.ts",
+    "test/session.cli.test.ts",
+  ]);
+});
+
+test("a carried file whose reached code is all the base's is left out on every leg but all", () => {
+  const every = [
+    "test/grep.test.ts",
+    "test/perf.test.ts",
+    "test/session.cli.test.ts",
+    "test/web.test.ts",
+  ];
+  for (const slice of [0, 1, 2, 3]) expect(leftOut("day-9-v2", "full", slice)).toEqual(every);
+  expect(leftOut("day-9-v2", "floor")).toEqual(every);
+  expect(leftOut("day-9-v2", "all")).toEqual([]);
+});
+
+test("a file changed here runs on both legs; cli.test.ts is never left out", () => {
+  put("day-9-v2/test/web.test.ts", 'import { fetchPage } from "../src/web.ts"; // one more\n');
+  for (const slice of [0, 1, 2, 3]) {
+    expect(leftOut("day-9-v2", "full", slice)).not.toContain("test/web.test.ts");
+    expect(leftOut("day-9-v2", "full", slice)).not.toContain("test/cli.test.ts");
+  }
+  expect(leftOut("day-9-v2", "floor")).not.toContain("test/web.test.ts");
+});
+
+test("a carried file whose code changed two imports down runs in its slice alone, and never on the floor", () => {
+  put("day-9-v2/src/text.ts", "export const squeeze = 2;\n");
+  expect(slicesRun("test/web.test.ts")).toEqual([scenarioSlice("day-9-v2", "test/web.test.ts")]);
+  expect(leftOut("day-9-v2", "floor")).toContain("test/web.test.ts");
+  // grep's test reaches nothing that changed: still left out on every slice.
+  expect(slicesRun("test/grep.test.ts")).toEqual([]);
+  // A test that starts the bundle reaches text.ts through it.
+  expect(slicesRun("test/session.cli.test.ts")).toHaveLength(1);
+});
+
+test("a changed helper script or a changed dependency puts a carried file in its slice", () => {
+  put("day-9-v2/test/cpu.mjs", "// measures otherwise\n");
+  expect(slicesRun("test/perf.test.ts")).toHaveLength(1);
+  put(
+    "day-9-v2/package.json",
+    JSON.stringify({ name: "day-9-v2", dependencies: { diff: "9.1.0" } }),
+  );
+  expect(slicesRun("test/grep.test.ts")).toHaveLength(1);
+});
+
+test("a file whose code changed here and which no later stage carries runs on every slice", () => {
+  put("day-9-v2/src/text.ts", "export const squeeze = 2;\n");
+  put("day-9-v3/test/web.test.ts", 'import { fetchPage } from "../src/web.ts"; // rewritten\n');
+  expect(slicesRun("test/web.test.ts")).toEqual([0, 1, 2, 3]);
+});
+
 test("a stage that runs whole, or has no base, runs every file", () => {
-  expect(unitTestExclusions(join(root, "day-9-v3"), "full", course)).toEqual([]);
-  expect(unitTestExclusions(join(root, "day-9-v2"), "all", course)).toEqual([]);
-  expect(unitTestExclusions(join(root, "day-9-v1"), "full", course)).toEqual([]);
+  put("day-9-v3/src/text.ts", "export const squeeze = 3;\n");
+  expect(leftOut("day-9-v3")).toEqual([]);
+  expect(leftOut("day-9-v1")).toEqual([]);
 });
