@@ -113,3 +113,16 @@ export function unitTestExclusions(
       return scenarioSlice(stage, file) !== commit;
     });
 }
+
+// A file that replaces a module (`vi.mock`, `vi.doMock`) needs a module registry of its own: in a
+// worker that other files share, the module is already loaded, unreplaced. Every other file runs
+// in shared workers (decision 0088), which import Vitest, test-kit and the stage's modules once
+// rather than once a file.
+const REPLACES_MODULE = /\bvi\.(?:do)?[mM]ock\(|\bvi\.resetModules\(/;
+
+// The test files (relative to the package) that must run isolated, sorted.
+export function isolatedTestFiles(packageDir: string): string[] {
+  return filesUnder(packageDir, "test")
+    .filter((file) => file.endsWith(".test.ts"))
+    .filter((file) => REPLACES_MODULE.test(readFileSync(path.join(packageDir, file), "utf8")));
+}

@@ -7,7 +7,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeEach, expect, test } from "vitest";
 import type { Contract } from "../src/contract.ts";
 import { SLICES, scenarioSlice } from "../src/legs.ts";
-import { reachedFiles, unitTestExclusions } from "../src/unit-plan.ts";
+import { isolatedTestFiles, reachedFiles, unitTestExclusions } from "../src/unit-plan.ts";
 
 const root = mkdtempSync(join(tmpdir(), "unit-plan-"));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -115,4 +115,16 @@ test("a stage that runs whole, or has no base, runs every file", () => {
   put("day-9-v3/src/text.ts", "export const squeeze = 3;\n");
   expect(leftOut("day-9-v3")).toEqual([]);
   expect(leftOut("day-9-v1")).toEqual([]);
+});
+
+test("a file that replaces a module runs isolated; one that only spies or stubs shares a worker", () => {
+  put("day-9-v1/test/writes.test.ts", 'vi.mock("node:fs/promises", async () => ({}));\n');
+  put("day-9-v1/test/late.test.ts", 'vi.doMock("../src/web.ts", () => ({}));\n');
+  put("day-9-v1/test/loops.test.ts", 'const spy = vi.spyOn(globalThis, "setInterval");\n');
+  put("day-9-v1/test/cpu.mjs", 'vi.mock("node:os");\n');
+  expect(isolatedTestFiles(join(root, "day-9-v1"))).toEqual([
+    "test/late.test.ts",
+    "test/writes.test.ts",
+  ]);
+  expect(isolatedTestFiles(join(root, "day-9-v2"))).toEqual([]);
 });
