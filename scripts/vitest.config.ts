@@ -13,6 +13,7 @@ const PARTS: Record<string, string[]> = {
     "test/docs-course-models.test.ts",
     "test/docs-parts.test.ts",
     "test/docs-replay.test.ts",
+    "test/docs-replay-second.test.ts",
     "test/docs-wire.test.ts",
     "test/readme.test.ts",
   ],

@@ -1,63 +1,25 @@
-// Every lesson typed in as its page shows it: at each checkpoint the project type-checks with the
-// starter's tsconfig and the scenarios its box names pass; at the lesson's end its src/ is the
-// stage's, byte for byte, and type-checks. The stage's own tests run its whole contract on those
-// same sources: running it here again would prove nothing more (decisions 0032 and 0038).
+// The pages replayed: half the lessons typed in as their pages show them (the other half is
+// docs-replay-second.test.ts; both in test/docs-replay-lessons.ts), a replay that must fail, and
+// Day 3 typed in page order.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { ROOT } from "../lib/command.ts";
-import { type Files, lessonsOf, replayLesson, stageFiles } from "../lib/docs-lessons.ts";
-import { pagePaths, scanPage } from "../lib/docs-pages.ts";
-import {
-  failingScenarios,
-  removeProject,
-  typeErrors,
-  writeProject,
-} from "../lib/docs-replay-run.ts";
-import { UNFINISHED_LESSONS } from "../lib/docs-tree.ts";
+import { type Files, lessonsOf, replayLesson } from "../lib/docs-lessons.ts";
+import { scanPage } from "../lib/docs-pages.ts";
+import { removeProject, writeProject } from "../lib/docs-replay-run.ts";
 import { diffStageAndProject } from "../lib/stage-diff.ts";
 import {
   type DeclarationPiece,
   declarationPieces,
   isCodeFile,
 } from "../lib/stage-diff-declarations.ts";
+import { finishedLessons, replayLessons } from "./docs-replay-lessons.ts";
 
-const pages = pagePaths(ROOT).map((file) => ({
-  file,
-  blocks: scanPage(file, readFileSync(join(ROOT, file), "utf8")).blocks,
-}));
-const lessons = lessonsOf(pages).filter((lesson) => !UNFINISHED_LESSONS.includes(lesson.stage));
+const lessons = finishedLessons();
 
-// One lesson at a time: the scenarios' own timeouts must hold on a busy machine.
-test.each(lessons.map((lesson) => [lesson.stage, lesson] as const))(
-  "%s: every checkpoint type-checks and passes its scenarios; the end is the stage",
-  async (_stage, lesson) => {
-    const replayed = replayLesson(lesson);
-    expect(replayed.problems).toEqual([]);
-    const dirs: string[] = [];
-    try {
-      for (const { checkpoint, files } of replayed.checkpoints) {
-        const dir = writeProject(lesson.stage, files);
-        dirs.push(dir);
-        const where = `${checkpoint.file}:${checkpoint.line}`;
-        expect(typeErrors(dir), `tsc at ${where}`).toBe("");
-        expect(
-          await failingScenarios(checkpoint.stage, dir, checkpoint.scenarios),
-          `scenarios at ${where}`,
-        ).toEqual([]);
-      }
-      expect(Object.fromEntries(replayed.files)).toEqual(
-        Object.fromEntries(stageFiles(lesson.stage)),
-      );
-      const dir = writeProject(lesson.stage, replayed.files);
-      dirs.push(dir);
-      expect(typeErrors(dir)).toBe("");
-    } finally {
-      for (const dir of dirs) removeProject(dir);
-    }
-  },
-  400_000,
-);
+// The first, third… lesson's replay; docs-replay-second.test.ts runs the others beside this file.
+replayLessons(0);
 
 test("swapping two blocks so that one uses a later name fails the replay at that block", () => {
   const text = readFileSync(join(ROOT, "docs/day-1.md"), "utf8");
