@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import {
   existsSync,
   mkdtempSync,
@@ -185,10 +186,12 @@ test.runIf(namespace)(
   30_000,
 );
 
+// This run's own canary: another stage's copy of this test may snoop at the same moment, and
+// the scan below reads every process on the machine, its canary among them.
+const CANARY = `snoop-canary-${randomUUID()}`;
 // Reads the environment of its parent and of every process it can see, and counts the lines that
-// hold the canary's variable, and PATH (its own environment has one: it did read).
-const SNOOP = `for f in /proc/$PPID/environ /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$f"; done 2>/dev/null | awk '/^SNOOP_TOKEN=/ { found++ } /^PATH=/ { path++ } END { print "found " found+0 ", PATH " path+0 }'`;
-const CANARY = "snoop-canary-3f9a-never-readable";
+// hold this canary, and PATH (its own environment has one: it did read).
+const SNOOP = `for f in /proc/$PPID/environ /proc/[0-9]*/environ; do tr '\\0' '\\n' < "$f"; done 2>/dev/null | awk '/^SNOOP_TOKEN=${CANARY}$/ { found++ } /^PATH=/ { path++ } END { print "found " found+0 ", PATH " path+0 }'`;
 
 // A process started with the canary in its environment, as agent-code is started with its keys,
 // that runs each command with runCommand and prints the results, then whether it still holds the
