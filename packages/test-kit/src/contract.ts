@@ -786,15 +786,26 @@ async function interruptWhen(
   // The requests the server had when the run started: `afterRequests` counts from there.
   before = 0,
 ): Promise<void> {
-  if (afterRequests !== undefined) {
-    await until(
-      () => server !== undefined && server.requests().length - before >= afterRequests,
-      signal,
-    );
+  const ended = new Promise<never>((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+  });
+  ended.catch(() => {});
+  try {
+    // As the request arrives, not at a poll that a busy machine could make late.
+    if (afterRequests !== undefined) {
+      await Promise.race([
+        server === undefined ? new Promise(() => {}) : server.whenRequests(before + afterRequests),
+        ended,
+      ]);
+    }
+    if (afterFile !== undefined) await until(() => existsSync(join(dir, afterFile)), signal);
+    if (afterMs > 0) await Promise.race([sleep(afterMs), ended]);
+    if (signal.aborted) throw signal.reason;
+  } catch {
+    // The run ended first: nothing to interrupt.
+    await new Promise(() => {});
   }
-  if (afterFile !== undefined) await until(() => existsSync(join(dir, afterFile)), signal);
-  const due = performance.now() + afterMs;
-  await until(() => performance.now() >= due, signal);
 }
 
 // A scenario's stdinLines, each yielded when it is due (interruptWhen's waits); none once the run
