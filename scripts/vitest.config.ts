@@ -1,4 +1,8 @@
+import { readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { isolatedTestFiles } from "@agent-code/test-kit/unit-plan";
 import { defineConfig } from "vitest/config";
 
 // The package's tests are three turbo tasks, so that the two long ones run beside the rest rather
@@ -46,18 +50,45 @@ if (part !== undefined && PARTS[part] === undefined) {
   throw new Error(`AGENT_CODE_SCRIPTS_PART must be python or docs, not ${JSON.stringify(part)}`);
 }
 
+// Whether this run takes a file: the part's files, the floor leg's, or all but the parts'.
+function takes(file: string): boolean {
+  if (part !== undefined) return PARTS[part]?.includes(file) ?? false;
+  if (process.env.AGENT_CODE_TEST_LEG === "floor") return FLOOR_LEG.includes(file);
+  return !Object.values(PARTS).flat().includes(file);
+}
+
+// Files share workers, as the stages' do (decision 0089): a worker imports Vitest, test-kit and
+// lib/ once rather than once a file. A file that replaces a module, or that says it must run alone
+// (a choice a module makes once a process), runs in a worker of its own.
+const packageDir = fileURLToPath(new URL(".", import.meta.url));
+const files = readdirSync(join(packageDir, "test"))
+  .filter((name) => name.endsWith(".test.ts"))
+  .map((name) => `test/${name}`)
+  .filter(takes);
+const isolated = isolatedTestFiles(packageDir).filter(takes);
+
 export default defineConfig({
   test: {
-    globalSetup: ["test/stage-bundles.ts"],
     // These files mostly wait on the programs they start (checks, CLIs, fake servers): two run at
     // once even on two cores, where Vitest's default, one worker fewer than the cores, runs one
     // file at a time (the main part: 172 s alone, 122 s two at a time, the same CPU; benchmarks).
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    ...(part !== undefined
-      ? { include: PARTS[part] }
-      : process.env.AGENT_CODE_TEST_LEG === "floor"
-        ? { include: FLOOR_LEG }
-        : {}),
-    exclude: ["**/node_modules/**", ...(part === undefined ? Object.values(PARTS).flat() : [])],
+    projects: [
+      {
+        extends: true as const,
+        test: {
+          name: "shared",
+          isolate: false,
+          include: files.filter((file) => !isolated.includes(file)),
+        },
+      },
+      ...(isolated.length === 0
+        ? []
+        : [{ extends: true as const, test: { name: "isolated", include: isolated } }]),
+    ],
+    globalSetup: ["test/stage-bundles.ts"],
+    // An environment variable or a global a test stubs is put back after it, whichever worker.
+    unstubEnvs: true,
+    unstubGlobals: true,
   },
 });

@@ -1,6 +1,6 @@
 // A class graded on a machine where learner code runs without the sandbox (here turned off, as
-// AGENT_CODE_CHECK_SANDBOX=off does): every file of the class says so, and why. A file of its own,
-// since the machine's choice is made once a process.
+// AGENT_CODE_CHECK_SANDBOX=off does): every file of the class says so, and why.
+// Runs in a worker of its own: the machine's choice is made once a process, and made here.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

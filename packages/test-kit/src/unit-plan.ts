@@ -115,14 +115,20 @@ export function unitTestExclusions(
 }
 
 // A file that replaces a module (`vi.mock`, `vi.doMock`) needs a module registry of its own: in a
-// worker that other files share, the module is already loaded, unreplaced. Every other file runs
-// in shared workers (decision 0088), which import Vitest, test-kit and the stage's modules once
-// rather than once a file.
+// worker that other files share, the module is already loaded, unreplaced. So does a file that
+// says so on a line of its own, `// Runs in a worker of its own: <why>`, for what no pattern shows
+// (a variable a module reads once a process, set before the module is loaded). Every other file
+// runs in shared workers (decision 0089), which import Vitest, test-kit and the package's modules
+// once rather than once a file.
 const REPLACES_MODULE = /\bvi\.(?:do)?[mM]ock\(|\bvi\.resetModules\(/;
+const ASKS_FOR_ITS_OWN = /^\/\/ Runs in a worker of its own: \S/m;
 
 // The test files (relative to the package) that must run isolated, sorted.
 export function isolatedTestFiles(packageDir: string): string[] {
   return filesUnder(packageDir, "test")
     .filter((file) => file.endsWith(".test.ts"))
-    .filter((file) => REPLACES_MODULE.test(readFileSync(path.join(packageDir, file), "utf8")));
+    .filter((file) => {
+      const text = readFileSync(path.join(packageDir, file), "utf8");
+      return REPLACES_MODULE.test(text) || ASKS_FOR_ITS_OWN.test(text);
+    });
 }

@@ -117,13 +117,18 @@ test("a stage that runs whole, or has no base, runs every file", () => {
   expect(leftOut("day-9-v1")).toEqual([]);
 });
 
-test("a file that replaces a module runs isolated; one that only spies or stubs shares a worker", () => {
+test("a file that replaces a module, or asks, runs isolated; one that only spies or stubs shares a worker", () => {
   put("day-9-v1/test/writes.test.ts", 'vi.mock("node:fs/promises", async () => ({}));\n');
   put("day-9-v1/test/late.test.ts", 'vi.doMock("../src/web.ts", () => ({}));\n');
   put("day-9-v1/test/loops.test.ts", 'const spy = vi.spyOn(globalThis, "setInterval");\n');
   put("day-9-v1/test/cpu.mjs", 'vi.mock("node:os");\n');
+  put("day-9-v1/test/once.test.ts", "// Runs in a worker of its own: the choice is made once.\n");
+  // Only a line of its own asks, with a reason after the colon.
+  put("day-9-v1/test/quoted.test.ts", 'const hint = "// Runs in a worker of its own: no";\n');
+  put("day-9-v1/test/bare.test.ts", "// Runs in a worker of its own:\n");
   expect(isolatedTestFiles(join(root, "day-9-v1"))).toEqual([
     "test/late.test.ts",
+    "test/once.test.ts",
     "test/writes.test.ts",
   ]);
   expect(isolatedTestFiles(join(root, "day-9-v2"))).toEqual([]);
