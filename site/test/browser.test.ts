@@ -1,6 +1,6 @@
 // The built site as a reader meets it, in Debian's Chromium: pages load cleanly, links lead
 // somewhere, diagrams are drawn, search finds Day 2, the copy button copies, a phone does not
-// scroll sideways, a replay opens into the requests and responses of its run. Needs `pnpm docs:build` first (turbo runs it before this package's tests).
+// scroll sideways, a replay opens into the requests and responses of its run. Needs `pnpm docs:build` first (the package's `test` script runs it).
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,6 +1,6 @@
 // `pnpm docs:preview` serves the built site: vitepress preview has to load the .ts config, which
 // plain node cannot, so it runs through tsx like docs:dev and docs:build. Needs `pnpm docs:build`
-// first (turbo runs it before this package's tests).
+// first (the package's `test` script runs it).
 import { existsSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
