@@ -61,7 +61,7 @@ function takes(file: string): boolean {
 // lib/ once rather than once a file. A file that replaces a module, or that says it must run alone
 // (a choice a module makes once a process), runs in a worker of its own.
 const packageDir = fileURLToPath(new URL(".", import.meta.url));
-const files = readdirSync(join(packageDir, "test"))
+const files = readdirSync(join(packageDir, "test"), { recursive: true, encoding: "utf8" })
   .filter((name) => name.endsWith(".test.ts"))
   .map((name) => `test/${name}`)
   .filter(takes);
