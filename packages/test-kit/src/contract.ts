@@ -786,26 +786,23 @@ async function interruptWhen(
   // The requests the server had when the run started: `afterRequests` counts from there.
   before = 0,
 ): Promise<void> {
-  const ended = new Promise<never>((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    signal.addEventListener("abort", () => reject(signal.reason), { once: true });
-  });
-  ended.catch(() => {});
-  try {
-    // As the request arrives, not at a poll that a busy machine could make late.
-    if (afterRequests !== undefined) {
-      await Promise.race([
-        server === undefined ? new Promise(() => {}) : server.whenRequests(before + afterRequests),
-        ended,
-      ]);
-    }
-    if (afterFile !== undefined) await until(() => existsSync(join(dir, afterFile)), signal);
-    if (afterMs > 0) await Promise.race([sleep(afterMs), ended]);
-    if (signal.aborted) throw signal.reason;
-  } catch {
-    // The run ended first: nothing to interrupt.
-    await new Promise(() => {});
+  const ended = endOf(signal);
+  // As the request arrives, not at a poll that a busy machine could make late.
+  if (afterRequests !== undefined) {
+    await Promise.race([server?.whenRequests(before + afterRequests) ?? ended, ended]);
   }
+  if (afterFile !== undefined) await until(() => existsSync(join(dir, afterFile)), signal);
+  if (afterMs > 0) await Promise.race([sleep(afterMs), ended]);
+  // The run ended first: nothing to interrupt.
+  if (signal.aborted) await new Promise(() => {});
+}
+
+// Resolves when the run ends (the signal aborts), at once if it already has.
+function endOf(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    signal.addEventListener("abort", () => resolve(), { once: true });
+  });
 }
 
 // A scenario's stdinLines, each yielded when it is due (interruptWhen's waits); none once the run
@@ -816,9 +813,7 @@ async function* typedLines(
   signal: AbortSignal,
   before: number,
 ): AsyncGenerator<string> {
-  const ended = new Promise<void>((resolve) => {
-    signal.addEventListener("abort", () => resolve(), { once: true });
-  });
+  const ended = endOf(signal);
   for (const { line, afterRequests, afterMs = 0 } of lines) {
     // Typed as the request arrives, not at a poll: on a busy machine a poll could come after the
     // reply, and a REPL that is idle by then would run a due loop first.
