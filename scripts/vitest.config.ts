@@ -1,6 +1,4 @@
-import { readdirSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isolatedTestFiles } from "@agent-code/test-kit/unit-plan";
 import { defineConfig } from "vitest/config";
@@ -50,22 +48,22 @@ if (part !== undefined && PARTS[part] === undefined) {
   throw new Error(`AGENT_CODE_SCRIPTS_PART must be python or docs, not ${JSON.stringify(part)}`);
 }
 
-// Whether this run takes a file: the part's files, the floor leg's, or all but the parts'.
-function takes(file: string): boolean {
-  if (part !== undefined) return PARTS[part]?.includes(file) ?? false;
-  if (process.env.AGENT_CODE_TEST_LEG === "floor") return FLOOR_LEG.includes(file);
-  return !Object.values(PARTS).flat().includes(file);
-}
+// The files this run takes: the part's, the floor leg's, or (when `only` is undefined) Vitest's
+// default, all but the parts'.
+const only =
+  part !== undefined
+    ? PARTS[part]
+    : process.env.AGENT_CODE_TEST_LEG === "floor"
+      ? FLOOR_LEG
+      : undefined;
+const exclude = ["**/node_modules/**", ...(part === undefined ? Object.values(PARTS).flat() : [])];
 
 // Files share workers, as the stages' do (decision 0089): a worker imports Vitest, test-kit and
 // lib/ once rather than once a file. A file that replaces a module, or that says it must run alone
 // (a choice a module makes once a process), runs in a worker of its own.
-const packageDir = fileURLToPath(new URL(".", import.meta.url));
-const files = readdirSync(join(packageDir, "test"), { recursive: true, encoding: "utf8" })
-  .filter((name) => name.endsWith(".test.ts"))
-  .map((name) => `test/${name}`)
-  .filter(takes);
-const isolated = isolatedTestFiles(packageDir).filter(takes);
+const isolated = isolatedTestFiles(fileURLToPath(new URL(".", import.meta.url))).filter(
+  (file) => only?.includes(file) ?? !exclude.includes(file),
+);
 
 export default defineConfig({
   test: {
@@ -79,7 +77,8 @@ export default defineConfig({
         test: {
           name: "shared",
           isolate: false,
-          include: files.filter((file) => !isolated.includes(file)),
+          ...(only === undefined ? {} : { include: only }),
+          exclude: [...exclude, ...isolated],
         },
       },
       ...(isolated.length === 0
