@@ -1,0 +1,79 @@
+// What turbo hashes and waits for, read from its own dry run: a task whose hash leaves out a file
+// it reads replays a stale result from the cache after that file changes, and a task that does not
+// wait for a bundle it starts may find none, or last commit's.
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { expect, test } from "vitest";
+import { ROOT, STAGES } from "../lib/command.ts";
+
+interface DryTask {
+  taskId: string;
+  directory: string;
+  inputs: Record<string, string>;
+  dependencies: string[];
+}
+
+function dryRun(): DryTask[] {
+  const run = spawnSync(
+    join(ROOT, "node_modules", ".bin", "turbo"),
+    [
+      "run",
+      "test",
+      "test:docs",
+      "test:python",
+      "docs:check",
+      "--filter=@agent-code/scripts",
+      "--filter=//",
+      "--dry=json",
+    ],
+    { cwd: ROOT, encoding: "utf8", env: { ...process.env, TURBO_TELEMETRY_DISABLED: "1" } },
+  );
+  expect(run.status, run.stderr).toBe(0);
+  return (JSON.parse(run.stdout) as { tasks: DryTask[] }).tasks;
+}
+
+const tasks = dryRun();
+const task = (id: string) => {
+  const found = tasks.find((candidate) => candidate.taskId === id);
+  if (found === undefined) throw new Error(`turbo's dry run has no ${id}`);
+  return found;
+};
+
+// A task's inputs from the repository's root: turbo names them from the package's folder.
+const inputsOf = (found: DryTask) =>
+  Object.keys(found.inputs).map((file) => join(found.directory, file));
+
+test.each(["test", "test:docs", "test:python"])(
+  "scripts#%s hashes the stages, pages and starter it reads, and no file a run writes",
+  (name) => {
+    const inputs = inputsOf(task(`@agent-code/scripts#${name}`));
+    // The tests start every stage's bundle, replay the pages, copy the starter and read the
+    // workflows; turbo hashed none of these before, so an edit to them replayed a cached pass.
+    for (const file of [
+      "packages/day-7-v5/src/cli.ts",
+      "packages/day-5-v5/package.json",
+      "packages/test-kit/contracts/index.ts",
+      "docs/day-1.md",
+      "starter/tsconfig.json",
+      ".github/workflows/ci.yml",
+      "README.md",
+      "scripts/lib/command.ts",
+    ]) {
+      expect(inputs, file).toContain(file);
+    }
+    // What the suite writes (bundles, reports, turbo's logs, packages) is ignored by git: a hash
+    // over it would change with every run and never hit.
+    const ignored = spawnSync("git", ["check-ignore", "--stdin"], {
+      cwd: ROOT,
+      input: inputs.join("\n"),
+      encoding: "utf8",
+    });
+    expect(ignored.stdout).toBe("");
+    expect(ignored.status).toBe(1);
+  },
+);
+
+test("docs:check waits for the bundle of every stage: its replays start them", () => {
+  const waitsFor = task("//#docs:check").dependencies;
+  expect(STAGES.filter((stage) => !waitsFor.includes(`@agent-code/${stage}#build`))).toEqual([]);
+});
