@@ -611,7 +611,9 @@ export async function observePrepared(
 ): Promise<ScenarioRun> {
   const { context, server, web, env } = prepared;
   const { dir } = context;
-  const finished = new AbortController();
+  // Aborted as each run ends: its typed lines and its Ctrl-C wait no longer, and hold nothing of
+  // the next run's.
+  let finished = new AbortController();
   try {
     // The home folder is agent-code's own, as ~/.agent-code is: what the CLI keeps there is no
     // tool reaching out of the work folder.
@@ -632,6 +634,7 @@ export async function observePrepared(
     let run: CliRun | undefined;
     for (const [index, spec] of specs.entries()) {
       if (index > 0) scenario.between?.(context, index);
+      finished = new AbortController();
       const firstRequest = server?.requests().length ?? 0;
       const own = typeof spec.env === "function" ? spec.env(context) : spec.env;
       const inputs: RunInputs = {
@@ -650,6 +653,7 @@ export async function observePrepared(
           ? undefined
           : interruptWhen(interrupt, server, dir, finished.signal, firstRequest),
       );
+      finished.abort();
       await sleep(scenario.settleMs ?? 0);
       strayProcesses.push(...sweepStrayProcesses(dir));
       runs.push({
@@ -815,13 +819,27 @@ async function* typedLines(
 ): AsyncGenerator<string> {
   const ended = endOf(signal);
   for (const { line, afterRequests, afterMs = 0 } of lines) {
-    // Typed as the request arrives, not at a poll: on a busy machine a poll could come after the
-    // reply, and a REPL that is idle by then would run a due loop first.
-    if (afterRequests !== undefined) {
-      await Promise.race([server?.whenRequests(before + afterRequests) ?? ended, ended]);
+    // Typed as the request arrives, and the request answered only once the line is written (the
+    // feed asks for the next line after writing this one): the line is in the REPL's pipe before
+    // the reply. Were it written as the reply went out, a REPL whose turn took longer than a
+    // loop's interval (a busy machine, a slow disk) could find the loop due and the pipe empty.
+    // A line typed `afterMs` later holds nothing.
+    let typed = () => {};
+    const written = new Promise<void>((resolve) => {
+      typed = resolve;
+    });
+    // A run that ends before the line is typed holds no answer.
+    void ended.then(typed);
+    try {
+      if (afterRequests !== undefined) {
+        const hold = afterMs === 0 ? written : undefined;
+        await Promise.race([server?.whenRequests(before + afterRequests, hold) ?? ended, ended]);
+      }
+      await interruptWhen({ afterMs }, server, "", signal, before);
+      yield `${line}\n`;
+    } finally {
+      typed();
     }
-    await interruptWhen({ afterMs }, server, "", signal, before);
-    yield `${line}\n`;
   }
 }
 

@@ -113,9 +113,11 @@ export interface FakeServer {
   requests(): RecordedRequest[];
   /**
    * Resolves once `count` requests have been recorded, as the last of them arrives and before it
-   * is answered: a REPL line typed "after request 1" is then in its pipe before the reply lands.
+   * is answered. With `answerAfter`, that request is answered only once it settles (or the server
+   * closes): a REPL line typed "after request 1" is then in its pipe before the reply can land,
+   * however busy the machine.
    */
-  whenRequests(count: number): Promise<void>;
+  whenRequests(count: number, answerAfter?: Promise<void>): Promise<void>;
   /** What was sent back, for each request whose response has finished, in request order. */
   responses(): RecordedResponse[];
   /** Forgets the script, the recorded requests and the id counters. */
@@ -147,8 +149,8 @@ interface ServerState {
   // The last script given, which `loop` starts over from.
   script: Step[];
   records: RecordedRequest[];
-  // Who waits for a number of requests (whenRequests).
-  arrivals: { count: number; resolve: () => void }[];
+  // Who waits for a number of requests (whenRequests), and what that request's answer waits for.
+  arrivals: { count: number; resolve: () => void; answerAfter?: Promise<void> }[];
   responses: RecordedResponse[];
   stepsUsed: number;
   messages: number;
@@ -203,9 +205,16 @@ export async function startFakeServer(options: FakeServerOptions = {}): Promise<
     requests() {
       return [...state.records];
     },
-    whenRequests(count) {
+    whenRequests(count, answerAfter) {
+      // Already answered, or on its way: too late to hold it.
       if (state.records.length >= count) return Promise.resolve();
-      return new Promise((resolve) => state.arrivals.push({ count, resolve }));
+      return new Promise((resolve) =>
+        state.arrivals.push({
+          count,
+          resolve,
+          ...(answerAfter === undefined ? {} : { answerAfter }),
+        }),
+      );
     },
     responses() {
       return state.responses.filter((response) => response !== undefined);
@@ -263,6 +272,13 @@ async function handle(
   const arrived = state.arrivals.filter(({ count }) => count <= state.records.length);
   state.arrivals = state.arrivals.filter(({ count }) => count > state.records.length);
   for (const { resolve } of arrived) resolve();
+  const holds = arrived.flatMap(({ answerAfter }) =>
+    answerAfter === undefined ? [] : [answerAfter],
+  );
+  if (holds.length > 0) {
+    await Promise.race([Promise.all(holds), aborted(state.closing.signal)]);
+    if (state.closing.signal.aborted) return;
+  }
   recordResponse(res, index, state);
   if (openai) {
     return handleOpenAI(req, res, record, {
@@ -306,6 +322,14 @@ async function handle(
     return sendError(out, { status: 400, type: "invalid_request_error", message: unmet });
   }
   return sendReply(out, step, record, state);
+}
+
+// Resolves when the signal aborts, at once if it has.
+function aborted(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve();
+    else signal.addEventListener("abort", () => resolve(), { once: true });
+  });
 }
 
 // Keeps a copy of what is written to `res`, filed under the request's index when the response has

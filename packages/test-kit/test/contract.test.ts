@@ -9,6 +9,8 @@ import { contracts } from "../contracts/index.ts";
 import { headingAnchors } from "../src/anchors.ts";
 import {
   commandFrom,
+  observePrepared,
+  prepareScenario,
   runContract,
   runKey,
   runScenario,
@@ -16,6 +18,7 @@ import {
   type SharedRuns,
 } from "../src/contract.ts";
 import { judge } from "../src/judgements.ts";
+import { runCli } from "../src/run-cli.ts";
 import { drawWord } from "../src/vary.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "wrong-cli-"));
@@ -205,6 +208,83 @@ createInterface({ input: process.stdin })
     { command: fakeCli("typist", typist) },
   );
   expect(result.scenarios[0]?.run.stdoutLines).toEqual(["ask", "sent", "after", "last", "end"]);
+}, 30_000);
+
+// A REPL whose turn outlasts a loop's interval (a busy machine, a slow fsync) takes what is in its
+// pipe as the turn ends: a line typed "after request 1" must be there before the answer can land.
+test("a line typed after request N is in the command's pipe before that request is answered", async () => {
+  // Node opens stdin's pipe non-blocking, and a paused stream reads nothing: readSync then takes
+  // what is there now, or fails with EAGAIN. The route is unknown, so the server's answer (a 404)
+  // needs no step.
+  const peeks = `
+import { readSync } from "node:fs";
+process.stdin.pause();
+const response = await fetch(process.env.ANTHROPIC_BASE_URL + "/v1/nowhere");
+// The answer's head has come: what the pipe holds now, without waiting for more.
+const buffer = Buffer.alloc(64);
+let held = "";
+try {
+  held = buffer.toString("utf8", 0, readSync(0, buffer)).trim();
+} catch (error) {
+  if (error.code !== "EAGAIN") throw error;
+}
+console.log(held === "" ? "the pipe was empty" : "the pipe held " + held);
+await response.text();
+`;
+  const scenario: Scenario = {
+    id: "typed-before-answer",
+    title: "typed before the answer",
+    level: "core",
+    args: [],
+    stdinLines: [{ line: "/exit", afterRequests: 1 }],
+    server: { steps: [] },
+    judgements: [],
+  };
+  const command = fakeCli("peeks", peeks);
+  const prepared = await prepareScenario(scenario);
+  try {
+    // A busy test process: the first to hear of the request keeps it 300 ms before the typist
+    // can write. An answer that went out on arrival would reach the command before the line.
+    void prepared.server?.whenRequests(1).then(() => {
+      const until = performance.now() + 300;
+      while (performance.now() < until);
+    });
+    const run = await observePrepared(scenario, prepared, (inputs) =>
+      runCli(command, inputs.args, {
+        ...(inputs.stdinFeed === undefined ? {} : { stdinFeed: inputs.stdinFeed }),
+        env: inputs.env,
+      }),
+    );
+    expect(run.run.stderr).toBe("");
+    expect(run.run.stdoutLines).toEqual(["the pipe held /exit"]);
+  } finally {
+    await prepared.close();
+  }
+}, 30_000);
+
+test("a line a run never typed holds nothing of the next run's requests", async () => {
+  // Run 1 waits for a request it never makes; run 2's first request is the server's first too.
+  const asks = `
+if (process.argv.includes("ask")) {
+  const response = await fetch(process.env.ANTHROPIC_BASE_URL + "/v1/nowhere");
+  console.log("answered " + response.status);
+}
+`;
+  const scenario: Scenario = {
+    id: "untyped",
+    title: "a line never typed",
+    level: "core",
+    args: [],
+    stdinLines: [{ line: "never", afterRequests: 1 }],
+    runs: [{ args: ["ask"] }],
+    server: { steps: [] },
+    judgements: [],
+  };
+  const result = await runContract(
+    { stage: "x", title: "x", scenarios: [scenario] },
+    { command: fakeCli("asks", asks), timeoutMs: 10_000 },
+  );
+  expect(result.scenarios[0]?.run.stdoutLines).toEqual(["answered 404"]);
 }, 30_000);
 
 test("an interrupt sends SIGINT to the command once the server has the request", async () => {

@@ -969,3 +969,35 @@ test("whenRequests resolves as the request arrives, before its answer, and not b
   await client.messages.create(PARAMS);
   expect(second).toBe(true);
 });
+
+test("whenRequests with answerAfter answers that request once it settles, or lets it go on close", async () => {
+  const server = await start({ script: [{ content: [{ type: "text", text: "one" }] }] });
+  const client = clientFor(server);
+  const order: string[] = [];
+  let release = () => {};
+  const answerAfter = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const arrived = server.whenRequests(1, answerAfter).then(() => order.push("arrived"));
+  const answered = client.messages.create(PARAMS).then(() => order.push("answered"));
+  await arrived;
+  // Long enough for an unheld answer to land first; a held one cannot, however long this takes.
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  order.push("released");
+  release();
+  await answered;
+  expect(order).toEqual(["arrived", "released", "answered"]);
+
+  // A request held by a promise that never settles is let go when the server closes.
+  const held = await start({ script: [{ content: [{ type: "text", text: "two" }] }] });
+  void held.whenRequests(1, new Promise(() => {}));
+  const dropped = clientFor(held)
+    .messages.create(PARAMS)
+    .then(
+      () => "answered",
+      () => "refused",
+    );
+  await held.whenRequests(1);
+  await held.close();
+  expect(await dropped).toBe("refused");
+});
