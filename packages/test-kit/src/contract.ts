@@ -611,9 +611,9 @@ export async function observePrepared(
 ): Promise<ScenarioRun> {
   const { context, server, web, env } = prepared;
   const { dir } = context;
-  // Aborted as each run ends: its typed lines and its Ctrl-C wait no longer, and hold nothing of
-  // the next run's.
-  let finished = new AbortController();
+  // Each run's own, aborted as the run ends: its typed lines and its Ctrl-C wait no longer, and
+  // hold nothing of the next run's.
+  let finished: AbortController | undefined;
   try {
     // The home folder is agent-code's own, as ~/.agent-code is: what the CLI keeps there is no
     // tool reaching out of the work folder.
@@ -694,7 +694,7 @@ export async function observePrepared(
         : { secrets: typeof secrets === "function" ? secrets(context) : secrets }),
     };
   } finally {
-    finished.abort();
+    finished?.abort();
   }
 }
 
