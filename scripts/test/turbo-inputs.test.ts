@@ -2,6 +2,7 @@
 // it reads replays a stale result from the cache after that file changes, and a task that does not
 // wait for a bundle it starts may find none, or last commit's.
 import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { expect, test } from "vitest";
 import { ROOT, STAGES } from "../lib/command.ts";
@@ -18,6 +19,7 @@ function dryRun(): DryTask[] {
     join(ROOT, "node_modules", ".bin", "turbo"),
     [
       "run",
+      "lint",
       "test",
       "test:docs",
       "test:python",
@@ -90,4 +92,25 @@ test.each(["test", "test:docs", "test:python"])(
 test("docs:check waits for the bundle of every stage: its replays start them", () => {
   const waitsFor = task("//#docs:check").dependencies;
   expect(STAGES.filter((stage) => !waitsFor.includes(`@agent-code/${stage}#build`))).toEqual([]);
+});
+
+test("lint's hash covers every file Biome can read, tracked or new", () => {
+  // Biome checks the files git does not ignore (biome.json's `useIgnoreFile`), less a few folders.
+  // Turbo replays a cached lint when its hash is unchanged, so the hash must cover every one of
+  // them (decision 0091): a file left out could gain a lint error and still replay a pass.
+  const listed = spawnSync(
+    "git",
+    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+    {
+      cwd: ROOT,
+      encoding: "utf8",
+    },
+  );
+  expect(listed.status, listed.stderr).toBe(0);
+  const readable = listed.stdout
+    .split("\0")
+    .filter((file) => file !== "" && existsSync(join(ROOT, file)));
+  const hashed = hashedFiles("//#lint");
+  expect(readable.filter((file) => !hashed.has(file))).toEqual([]);
+  expect(readable).toContain("packages/day-7-v5/src/cli.ts");
 });
