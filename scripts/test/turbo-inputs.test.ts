@@ -34,6 +34,12 @@ function dryRun(): DryTask[] {
   return (JSON.parse(run.stdout) as { tasks: DryTask[] }).tasks;
 }
 
+// The files Biome can read: those git does not ignore (biome.json's `useIgnoreFile`), tracked or
+// new. Listed before the dry run, so a file another task writes meanwhile is in the dry run too.
+const listed = spawnSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+  cwd: ROOT,
+  encoding: "utf8",
+});
 const tasks = dryRun();
 const task = (id: string) => {
   const found = tasks.find((candidate) => candidate.taskId === id);
@@ -95,17 +101,8 @@ test("docs:check waits for the bundle of every stage: its replays start them", (
 });
 
 test("lint's hash covers every file Biome can read, tracked or new", () => {
-  // Biome checks the files git does not ignore (biome.json's `useIgnoreFile`), less a few folders.
-  // Turbo replays a cached lint when its hash is unchanged, so the hash must cover every one of
-  // them (decision 0091): a file left out could gain a lint error and still replay a pass.
-  const listed = spawnSync(
-    "git",
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-    {
-      cwd: ROOT,
-      encoding: "utf8",
-    },
-  );
+  // Turbo replays a cached lint when its hash is unchanged, so the hash must cover every file Biome
+  // reads (decision 0091): a file left out could gain a lint error and still replay a pass.
   expect(listed.status, listed.stderr).toBe(0);
   const readable = listed.stdout
     .split("\0")
