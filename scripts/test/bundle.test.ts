@@ -2,6 +2,7 @@
 // name the learner's files; sources that do not bundle fall back to tsx with a note) and a
 // stage's bundle rebuilt from its own `build` script whenever it is older than its sources.
 import {
+  existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -107,6 +108,23 @@ describe("a stage's bundle", () => {
       });
     }
     expect(() => buildScriptOptions("tsc -p .")).toThrow("not an esbuild command: tsc -p .");
+  });
+
+  // turndown and its HTML parser are a quarter of a bundle that holds them, and only a page's
+  // conversion needs them: web.ts requires them from node_modules then (decision 0042). Bundled,
+  // they would load at the start of every run of the CLI.
+  test("leaves turndown to node_modules, so a run that converts no page never loads it", () => {
+    const converting = STAGES.filter((stage) => {
+      const web = join(stageDir(stage), "src", "web.ts");
+      return existsSync(web) && readFileSync(web, "utf8").includes('"turndown"');
+    });
+    expect(converting).toContain("day-3-v3");
+    expect(converting).toContain("day-7-challenges");
+    for (const stage of converting) {
+      const bundle = readFileSync(ensureStageBundle(stageDir(stage)), "utf8");
+      expect(bundle, stage).toContain('.resolve("turndown")');
+      expect(bundle, stage).not.toContain("@mixmark-io/domino");
+    }
   });
 
   test("is built when missing, kept while fresh, rebuilt when a source is newer", async () => {

@@ -10,7 +10,7 @@ import { BlockList, isIP } from "node:net";
 import { pipeline, type Readable } from "node:stream";
 import { Worker } from "node:worker_threads";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import TurndownService from "turndown";
+import type TurndownService from "turndown";
 import { sniffText, truncate } from "./fs-safety.ts";
 import { ToolError } from "./tools.ts";
 
@@ -358,22 +358,25 @@ export function convertHtml(
   };
 }
 
-// convertHtml on this thread: for a caller that trusts the page (the tests).
-export function toMarkdown(html: string, base: URL): string {
-  const { markdown, error } = convertHtml(TurndownService, html, base.href);
-  if (error !== undefined) throw new ToolError(error);
-  return markdown ?? "";
-}
-
-// Where turndown's own file is, for the worker to load: the worker is source text, so it cannot
-// import; it requires turndown from the same node_modules this file's imports come from. Looked up
-// when a page is converted, so a run that fetches no HTML never needs it.
+// Where turndown's own file is, for toMarkdown and the worker to require: the worker is source
+// text, so it cannot import, and an import would load turndown with every run. It comes from the
+// same node_modules this file's imports come from, looked up when a page is converted, so a run
+// that fetches no HTML never needs it.
 function turndownFile(): string {
   try {
     return createRequire(import.meta.url).resolve("turndown");
   } catch {
     throw new ToolError("could not convert the page: the turndown package is not installed");
   }
+}
+
+// convertHtml on this thread: for a caller that trusts the page (the tests). It requires turndown
+// as the worker does.
+export function toMarkdown(html: string, base: URL): string {
+  const Turndown: typeof TurndownService = createRequire(import.meta.url)(turndownFile());
+  const { markdown, error } = convertHtml(Turndown, html, base.href);
+  if (error !== undefined) throw new ToolError(error);
+  return markdown ?? "";
 }
 
 // convertHtml on a worker thread, stopped at `timeLimitMs` or when `signal` aborts. A parser and
