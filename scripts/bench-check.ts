@@ -8,7 +8,7 @@ import { parseArgs } from "node:util";
 import { findContract, runKey } from "@agent-code/test-kit";
 import { contracts } from "@agent-code/test-kit/contracts";
 import { ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
-import { ROOT, runCommand, stageDir, UsageError } from "./lib/command.ts";
+import { ROOT, runCommand, stageDir, wholeOption } from "./lib/command.ts";
 
 const STAGE = "day-2-v3";
 const CHECK = fileURLToPath(new URL("check.ts", import.meta.url));
@@ -60,10 +60,7 @@ function line(what: string, figure: string, target: string, met: boolean): strin
 
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({ args: argv, options: { runs: { type: "string" } } });
-  const runs = Number(values.runs ?? 3);
-  if (!Number.isInteger(runs) || runs < 1) {
-    throw new UsageError(`--runs must be a positive whole number: ${values.runs}`);
-  }
+  const runs = wholeOption("runs", values.runs, 3);
   const check = (...args: string[]) => [process.execPath, "--import", "tsx", CHECK, ...args];
   // The bundles are brought up to date first, so no round pays for a build.
   ensureStageBundle(stageDir(STAGE));

@@ -9,16 +9,22 @@
 // - the SDK, one streamed message: the smallest program that asks the model through the pinned
 //   Anthropic SDK, bundled as a stage is (bench-floor-client.ts);
 // - the stage, one prompt: the stage's bundle answering one prompt with text, in an empty folder.
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { childCpuSeconds, startFakeServer } from "@agent-code/test-kit";
-import { ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
-import { ROOT, requireStage, runCommand, stageDir, UsageError } from "./lib/command.ts";
+import { childCpuSeconds, runCli, startFakeServer } from "@agent-code/test-kit";
+import { buildScriptOptions, ensureStageBundle } from "@agent-code/test-kit/stage-bundle";
+import {
+  ROOT,
+  requireStage,
+  runCommand,
+  stageDir,
+  UsageError,
+  wholeOption,
+} from "./lib/command.ts";
 
 const CLIENT = fileURLToPath(new URL("bench-floor-client.ts", import.meta.url));
 const REPLY = "the floor of a run";
@@ -31,27 +37,23 @@ interface Command {
   prints?: string;
 }
 
+// A run that takes this long is broken, not slow: the benchmark stops.
+const RUN_TIMEOUT_MS = 30_000;
+
 // One run, to its end; its CPU is counted in this process's reaped children once it has exited.
-function runOnce(command: Command, cwd: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const [program = "", ...args] = command.argv;
-  return new Promise((resolve, reject) => {
-    const child = spawn(program, args, { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.stderr.on("data", (chunk: Buffer) => {
-      output += chunk;
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0 || (command.prints !== undefined && !output.includes(command.prints))) {
-        reject(new Error(`${command.name} exited ${code}:\n${output}`));
-      } else {
-        resolve();
-      }
-    });
+// The child inherits PATH alone, and `env` on top of it.
+async function runOnce(command: Command, cwd: string, env: Record<string, string>): Promise<void> {
+  const run = await runCli(command.argv, [], {
+    cwd,
+    env,
+    inherit: (name) => name === "PATH",
+    timeoutMs: RUN_TIMEOUT_MS,
   });
+  const output = run.stdout + run.stderr;
+  if (run.exitCode !== 0 || (command.prints !== undefined && !output.includes(command.prints))) {
+    const why = run.timedOut ? `timed out after ${RUN_TIMEOUT_MS} ms` : `exited ${run.exitCode}`;
+    throw new Error(`${command.name} ${why}:\n${output}`);
+  }
 }
 
 // CPU seconds a run of the command, over `runs` runs.
@@ -59,7 +61,7 @@ async function cpuPerRun(
   command: Command,
   runs: number,
   cwd: string,
-  env: NodeJS.ProcessEnv,
+  env: Record<string, string>,
 ): Promise<number> {
   const before = childCpuSeconds();
   for (let run = 0; run < runs; run++) await runOnce(command, cwd, env);
@@ -76,44 +78,39 @@ function median(values: number[]): number {
     : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2;
 }
 
-function whole(value: string | undefined, fallback: number, flag: string): number {
-  const number = Number(value ?? fallback);
-  if (!Number.isInteger(number) || number < 1) {
-    throw new UsageError(`${flag} must be a positive whole number: ${value}`);
-  }
-  return number;
-}
-
-// The SDK client bundled as a stage's CLI is, with the stage's own esbuild and SDK.
+// The SDK client bundled as the stage's CLI is: the stage's own build options, esbuild and SDK.
 function bundleClient(stage: string, outfile: string): void {
   const dir = stageDir(stage);
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const { entryPoints: _entryPoints, ...options } = buildScriptOptions(manifest.scripts.build);
   const esbuild = createRequire(join(dir, "package.json"))("esbuild");
   esbuild.buildSync({
+    ...options,
     stdin: { contents: readFileSync(CLIENT, "utf8"), loader: "ts", resolveDir: dir },
-    bundle: true,
-    platform: "node",
-    target: "node20",
-    format: "esm",
     outfile,
-    logLevel: "warning",
   });
 }
 
 async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      stage: { type: "string" },
-      runs: { type: "string" },
-      rounds: { type: "string" },
-    },
-  });
+  let values: { stage?: string; runs?: string; rounds?: string };
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        stage: { type: "string" },
+        runs: { type: "string" },
+        rounds: { type: "string" },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
   const stage = requireStage(values.stage ?? "day-5-v5");
   if (!readFileSync(join(stageDir(stage), "package.json"), "utf8").includes("@anthropic-ai/sdk")) {
     throw new UsageError(`${stage} does not use the Anthropic SDK: name a stage from day-2-v1 on`);
   }
-  const runs = whole(values.runs, 20, "--runs");
-  const rounds = whole(values.rounds, 3, "--rounds");
+  const runs = wholeOption("runs", values.runs, 20);
+  const rounds = wholeOption("rounds", values.rounds, 3);
 
   const work = mkdtempSync(join(tmpdir(), "bench-floor-"));
   const server = await startFakeServer({
@@ -128,8 +125,7 @@ async function main(argv: string[]): Promise<number> {
     const home = join(work, "home");
     mkdirSync(folder);
     mkdirSync(home);
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
+    const env = {
       HOME: home,
       ANTHROPIC_BASE_URL: server.url,
       ANTHROPIC_API_KEY: "bench-floor",

@@ -22,7 +22,7 @@ import {
 import { classJunitXml, learnerLine } from "./lib/check-class-output.ts";
 import { courseRevision } from "./lib/check-course.ts";
 import { junitFailureXml } from "./lib/check-junit.ts";
-import { runCommand, STAGES, stagesOption, UsageError } from "./lib/command.ts";
+import { runCommand, STAGES, stagesOption, UsageError, wholeOption } from "./lib/command.ts";
 
 const USAGE =
   'usage: pnpm check:class <dir-of-projects> [--stage <stage> | --stages <a,b,…> | --main-line] [--out <dir>] [--force] [--jobs <n>] [--cmd "<command>"] [--timeout-ms <ms>] [--pass-env <name>] [--strict] [--seed <n>] [--install] [--verbose] [--reporter text|junit]';
@@ -118,7 +118,7 @@ export function classSettings(argv: string[], callerDir: string): ClassSettings 
     reporter,
     out,
     checkArgs,
-    jobs: jobsOption(values.jobs),
+    jobs: wholeOption("jobs", values.jobs, availableParallelism()),
     projectTimeoutMs: PROJECT_TIMEOUT_MS,
     // What a learner's own check needs besides stages, project and seed to be asked the same.
     options: [
@@ -205,15 +205,6 @@ function parse(argv: string[]) {
   } catch (error) {
     throw new UsageError(`${(error as Error).message} (${USAGE})`);
   }
-}
-
-function jobsOption(value: string | undefined): number {
-  if (value === undefined) return availableParallelism();
-  const jobs = Number(value);
-  if (!Number.isInteger(jobs) || jobs < 1) {
-    throw new UsageError(`--jobs must be a positive whole number: ${value}`);
-  }
-  return jobs;
 }
 
 async function main(argv: string[]): Promise<number> {

@@ -6,7 +6,7 @@
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ROOT, runCommand, UsageError } from "./lib/command.ts";
+import { ROOT, runCommand, UsageError, wholeOption } from "./lib/command.ts";
 import { coldTestCommand, reportsSince, runTests, startBurners } from "./lib/test-runs.ts";
 import { summarize } from "./test-summary.ts";
 
@@ -15,15 +15,6 @@ export interface StressSettings {
   filters: string[];
   burners: number;
   burnMinutes: number;
-}
-
-function whole(name: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const number = Number(value);
-  if (!Number.isInteger(number) || number < 1) {
-    throw new UsageError(`--${name} must be a positive whole number: ${value}`);
-  }
-  return number;
 }
 
 export function stressSettings(argv: string[]): StressSettings {
@@ -35,10 +26,10 @@ export function stressSettings(argv: string[]): StressSettings {
   }
   const { values } = parsed;
   return {
-    runs: whole("runs", values.runs, 3),
+    runs: wholeOption("runs", values.runs, 3),
     filters: values.filter ?? [],
-    burners: whole("burners", values.burners, availableParallelism()),
-    burnMinutes: whole("burn-minutes", values["burn-minutes"], 20),
+    burners: wholeOption("burners", values.burners, availableParallelism()),
+    burnMinutes: wholeOption("burn-minutes", values["burn-minutes"], 20),
   };
 }
 

@@ -48,6 +48,16 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+// A flag that takes a positive whole number (`--runs 3`); `fallback` when it is not given.
+export function wholeOption(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 1) {
+    throw new UsageError(`--${name} must be a positive whole number: ${value}`);
+  }
+  return number;
+}
+
 export function requireStage(stage: string | undefined): string {
   if (stage === undefined || !STAGES.includes(stage) || !existsSync(stageDir(stage))) {
     const named = stage === undefined ? "no stage given" : `unknown stage: ${stage}`;

@@ -47,6 +47,10 @@ test("a mistake is one error line and exit 2", async () => {
     expect(run.stderr).toBe(stderr);
     expect(run.exitCode).toBe(2);
   }
+  const flag = await benchFloor("--bogus");
+  expect(flag.stderr).toMatch(/^error: Unknown option '--bogus'/);
+  expect(flag.stderr.split("\n")).toHaveLength(2);
+  expect(flag.exitCode).toBe(2);
   const unknown = await benchFloor("--stage", "day-9-v9");
   expect(unknown.stderr).toMatch(/^error: unknown stage: day-9-v9 \(stages: day-1, /);
   expect(unknown.exitCode).toBe(2);
