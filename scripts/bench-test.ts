@@ -71,6 +71,29 @@ export interface StageCost {
   elsewhere: number;
   // CPU seconds of the stage's own tasks (build, typecheck, test), when they were measured.
   cpu?: number;
+  // The CPU of its tests elsewhere, when their tasks' CPU was measured: each test's seconds times
+  // its task's CPU a second of test (tasksCpuShare), or 1 where that task's CPU is not known.
+  elsewhereCpu?: number;
+}
+
+// Of each report's tests, the CPU a second of their summed durations: the task's CPU over those
+// seconds, at most 1, for a task's CPU also holds what ran before its tests (the site's build).
+// A named test then counts its task's mean rate, and a stage's tests elsewhere never add up to
+// more CPU than their tasks used. A report without a measured task has none.
+export function tasksCpuShare(
+  reports: { task?: string; report: VitestReport }[],
+  cpuByTask: Map<string, number>,
+): Map<string, number> {
+  const shares = new Map<string, number>();
+  for (const { task, report } of reports) {
+    const cpu = task === undefined ? undefined : cpuByTask.get(task);
+    if (task === undefined || cpu === undefined) continue;
+    const seconds = (report.testResults ?? [])
+      .flatMap((file) => file.assertionResults)
+      .reduce((total, test) => total + (test.duration ?? 0) / 1000, 0);
+    shares.set(task, seconds === 0 ? 1 : Math.min(1, cpu / seconds));
+  }
+  return shares;
 }
 
 // A stage's own tasks, and the tests outside its package that name it; stages the run left out
@@ -78,29 +101,37 @@ export interface StageCost {
 export function stageCosts(
   stages: string[],
   tasks: TaskTime[],
-  reports: { dir: string; report: VitestReport }[],
+  reports: { dir: string; task?: string; report: VitestReport }[],
   cpuByTask?: Map<string, number>,
 ): StageCost[] {
   const seconds = (stage: string, task: string) =>
     tasks.find((entry) => entry.taskId === `@agent-code/${stage}#${task}`)?.seconds ?? 0;
+  const shares = cpuByTask === undefined ? undefined : tasksCpuShare(reports, cpuByTask);
   return stages.flatMap((stage) => {
     const named = new RegExp(`(^|[^\\w-])${stage.replace(/[-]/g, "\\-")}($|[^\\w-])`);
-    const elsewhere = reports
+    const elsewhereTests = reports
       .filter(({ dir }) => dir !== join("packages", stage))
-      .flatMap(({ report }) => report.testResults ?? [])
-      .flatMap((file) => file.assertionResults)
-      .filter((test) => named.test(test.fullName))
-      .reduce((total, test) => total + (test.duration ?? 0) / 1000, 0);
+      .flatMap(({ task, report }) =>
+        (report.testResults ?? [])
+          .flatMap((file) => file.assertionResults)
+          .filter((test) => named.test(test.fullName))
+          .map((test) => ({ task, seconds: (test.duration ?? 0) / 1000 })),
+      );
     const cost: StageCost = {
       stage,
       build: seconds(stage, "build"),
       typecheck: seconds(stage, "typecheck"),
       test: seconds(stage, "test"),
-      elsewhere,
+      elsewhere: elsewhereTests.reduce((total, test) => total + test.seconds, 0),
     };
     if (cpuByTask !== undefined) {
       cost.cpu = ["build", "typecheck", "test"].reduce(
         (sum, task) => sum + (cpuByTask.get(`@agent-code/${stage}#${task}`) ?? 0),
+        0,
+      );
+      cost.elsewhereCpu = elsewhereTests.reduce(
+        (total, test) =>
+          total + test.seconds * (test.task === undefined ? 1 : (shares?.get(test.task) ?? 1)),
         0,
       );
     }
@@ -236,7 +267,7 @@ export function legReport(figures: LegFigures, machine: string): string {
       "cost per stage: its own tasks' CPU; seconds of its build, typecheck, test, and its tests elsewhere:",
       ...figures.stages.map(
         (stage) =>
-          `  ${(stage.cpu ?? 0).toFixed(1).padStart(6)} s  ${stage.stage.padEnd(20)} build ${stage.build.toFixed(1)}, typecheck ${stage.typecheck.toFixed(1)}, test ${stage.test.toFixed(1)}, elsewhere ${stage.elsewhere.toFixed(1)}`,
+          `  ${(stage.cpu ?? 0).toFixed(1).padStart(6)} s  ${stage.stage.padEnd(20)} build ${stage.build.toFixed(1)}, typecheck ${stage.typecheck.toFixed(1)}, test ${stage.test.toFixed(1)}, elsewhere ${stage.elsewhere.toFixed(1)}${stage.elsewhereCpu === undefined ? "" : ` (CPU ${stage.elsewhereCpu.toFixed(1)})`}`,
       ),
       `  mean ${meanStageCpu(figures.stages).toFixed(1)} s a stage, its tasks' CPU and its tests elsewhere`,
     );
@@ -244,13 +275,18 @@ export function legReport(figures: LegFigures, machine: string): string {
   return lines.join("\n");
 }
 
-// A stage's cost for a projection: its own tasks' CPU, and its tests elsewhere counted as if each
-// of their seconds were a second of CPU (they run in the scripts and site packages, which a new
-// stage grows too; a test there waits on a process more than it computes, so this errs high).
+// The CPU of a stage's tests elsewhere: as measured (elsewhereCpu), or, from a run saved before it
+// was, each of their seconds counted as a second of CPU, which errs high (they run in the scripts
+// and site packages, and a test there waits on a process more than it computes).
+export const elsewhereCpuOf = (stage: StageCost) => stage.elsewhereCpu ?? stage.elsewhere;
+
+// A stage's cost for a projection: its own tasks' CPU, and the CPU of its tests elsewhere (the
+// scripts and site packages, which a new stage grows too).
 export function meanStageCpu(stages: StageCost[]): number {
   return stages.length === 0
     ? 0
-    : stages.reduce((sum, stage) => sum + (stage.cpu ?? 0) + stage.elsewhere, 0) / stages.length;
+    : stages.reduce((sum, stage) => sum + (stage.cpu ?? 0) + elsewhereCpuOf(stage), 0) /
+        stages.length;
 }
 
 // A cold `.ci/run` of the course as Days 6 to 9 plan it (test-kit's PLANNED_STAGES), from the legs
@@ -292,7 +328,7 @@ function projectLeg(figures: LegFigures, course: Contract[]): LegProjection {
     return record === undefined ? 0 : record.cli + record.test;
   };
   const others = figures.stages.map(
-    (stage) => (stage.cpu ?? 0) + stage.elsewhere - contractOf(stage.stage),
+    (stage) => (stage.cpu ?? 0) + elsewhereCpuOf(stage) - contractOf(stage.stage),
   );
   const otherPerStage =
     others.length === 0 ? 0 : others.reduce((sum, value) => sum + value, 0) / others.length;

@@ -3,7 +3,7 @@
 // burners that keep every core busy while it runs.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { childCpuSeconds, ownCpuSeconds } from "@agent-code/test-kit";
 import { reportPaths } from "../test-summary.ts";
 
@@ -176,18 +176,32 @@ export interface VitestReport {
   testResults?: FileReport[];
 }
 
+export interface ReportEntry {
+  // The package's folder, from the root: `packages/day-1`, `scripts`.
+  dir: string;
+  // The turbo task that wrote it: `vitest.json` is the package's `test`, `vitest-docs.json` its
+  // `test:docs`.
+  task: string;
+  report: VitestReport;
+}
+
 // The packages' Vitest reports written since `since` (ms since the epoch): those of this run.
-export function reportsSince(root: string, since: number): { dir: string; report: VitestReport }[] {
+export function reportsSince(root: string, since: number): ReportEntry[] {
   return reportPaths(root)
     .filter((path) => statSync(path).mtimeMs >= since)
-    .map((path) => ({
-      dir:
+    .map((path) => {
+      const dir =
         path
           .slice(root.length)
           .replace(/^[/\\]/, "")
-          .split(/[/\\]\.test-results/)[0] ?? path,
-      report: JSON.parse(readFileSync(path, "utf8")) as VitestReport,
-    }));
+          .split(/[/\\]\.test-results/)[0] ?? path;
+      const part = /vitest(?:-([a-z]+))?\.json$/.exec(path)?.[1];
+      return {
+        dir,
+        task: `@agent-code/${basename(dir)}#${part === undefined ? "test" : `test:${part}`}`,
+        report: JSON.parse(readFileSync(path, "utf8")) as VitestReport,
+      };
+    });
 }
 
 export interface TaskTime {

@@ -17,6 +17,7 @@ import {
   projectRun,
   slowestFiles,
   stageCosts,
+  tasksCpuShare,
 } from "../bench-test.ts";
 import { ROOT } from "../lib/command.ts";
 import {
@@ -77,6 +78,7 @@ const report = (files: { name: string; seconds: number; tests: [string, number][
 const REPORTS = [
   {
     dir: "packages/day-2-v3",
+    task: "@agent-code/day-2-v3#test",
     report: report([
       { name: "packages/day-2-v3/test/cli.test.ts", seconds: 20, tests: [["day-2-v3 x", 9000]] },
       { name: "packages/day-2-v3/test/tools.test.ts", seconds: 1, tests: [] },
@@ -84,6 +86,7 @@ const REPORTS = [
   },
   {
     dir: "scripts",
+    task: "@agent-code/scripts#test",
     report: report([
       {
         name: "scripts/test/ctrl-c-terminal.test.ts",
@@ -259,6 +262,46 @@ test("a projection adds each leg's CPU a run for the runs Days 6 to 9 add, and i
   expect(projection.cpu).toBeCloseTo((projection.legs[0]?.cpu ?? 0) + (full?.cpu ?? 0));
 });
 
+// A test elsewhere runs at its task's mean rate: the scripts' task above holds 7.5 s of tests, so
+// with 3 s of CPU each of its seconds is 0.4 s of CPU; a task whose CPU outran its tests (a build
+// before them) counts a second as a second, never more; an unmeasured task counts as before.
+test("a stage's tests elsewhere count their task's CPU a second of test, at most one", () => {
+  expect(
+    Object.fromEntries(tasksCpuShare(REPORTS, new Map([["@agent-code/scripts#test", 3]]))),
+  ).toEqual({ "@agent-code/scripts#test": 0.4 });
+  const costs = (cpu: [string, number][]) =>
+    stageCosts(["day-1", "day-2-v3"], TASKS, REPORTS, new Map(cpu));
+  const day2 = (cpu: [string, number][]) => costs(cpu).find((cost) => cost.stage === "day-2-v3");
+  expect(day2([["@agent-code/scripts#test", 3]])).toMatchObject({ elsewhere: 2.5 });
+  expect(day2([["@agent-code/scripts#test", 3]])?.elsewhereCpu).toBeCloseTo(1);
+  expect(day2([["@agent-code/scripts#test", 60]])?.elsewhereCpu).toBeCloseTo(2.5);
+  expect(day2([])?.elsewhereCpu).toBeCloseTo(2.5);
+  expect(costs([["@agent-code/scripts#test", 3]])[0]?.elsewhereCpu).toBeCloseTo(0.2);
+  // The report and the projection use the CPU; a run saved before it was measured, the seconds.
+  const measured: LegFigures = {
+    ...LEG,
+    stages: stageCosts(
+      ["day-2-v3"],
+      TASKS,
+      REPORTS,
+      new Map([
+        ["@agent-code/day-2-v3#test", 44],
+        ["@agent-code/scripts#test", 3],
+      ]),
+    ),
+  };
+  expect(legReport(measured, "2 cores")).toContain(
+    "    44.0 s  day-2-v3             build 1.5, typecheck 0.0, test 30.0, elsewhere 2.5 (CPU 1.0)\n  mean 45.0 s a stage",
+  );
+  const course = plannedContracts(PLANNED_STAGES);
+  expect(projectRun([measured], course).legs[0]?.otherPerStage).toBeCloseTo(44 + 1 - 12.6);
+  const saved = {
+    ...measured,
+    stages: measured.stages.map(({ elsewhereCpu: _, ...rest }) => rest),
+  };
+  expect(projectRun([saved], course).legs[0]?.otherPerStage).toBeCloseTo(44 + 2.5 - 12.6);
+});
+
 test("bench:test options: a leg, filters and a projection; bad values are usage errors", () => {
   expect(benchOptions([])).toEqual({ legs: ["full"], filters: [] });
   expect(benchOptions(["--leg", "floor", "--filter", "scripts"])).toEqual({
@@ -281,7 +324,16 @@ test("only this run's reports are read", () => {
     join(root, "packages", "day-1", ".test-results", "vitest.json"),
     JSON.stringify({ numPassedTests: 1, numFailedTests: 0, numPendingTests: 0 }),
   );
-  expect(reportsSince(root, 0).map((entry) => entry.dir)).toEqual(["packages/day-1"]);
+  mkdirSync(join(root, "scripts", ".test-results"), { recursive: true });
+  writeFileSync(
+    join(root, "scripts", ".test-results", "vitest-docs.json"),
+    JSON.stringify({ numPassedTests: 1, numFailedTests: 0, numPendingTests: 0 }),
+  );
+  // Each report names the turbo task that wrote it.
+  expect(reportsSince(root, 0).map(({ dir, task }) => [dir, task])).toEqual([
+    ["packages/day-1", "@agent-code/day-1#test"],
+    ["scripts", "@agent-code/scripts#test:docs"],
+  ]);
   expect(reportsSince(root, Date.now() + 60_000)).toEqual([]);
 });
 
