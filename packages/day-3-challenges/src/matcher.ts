@@ -202,9 +202,14 @@ export class Matcher {
   }
 }
 
-function timeLimitOf(env: Record<string, string | undefined>): number {
+// The limit AGENT_CODE_MATCH_TIMEOUT_MS sets, or `fallback` when it is not set. grep's limit a file
+// (tools.ts) is set by the same variable, so that one variable sets every match's limit.
+export function timeLimitOf(
+  env: Record<string, string | undefined>,
+  fallback = DEFAULT_TIME_LIMIT_MS,
+): number {
   const value = env.AGENT_CODE_MATCH_TIMEOUT_MS;
-  if (value === undefined || value === "") return DEFAULT_TIME_LIMIT_MS;
+  if (value === undefined || value === "") return fallback;
   const ms = Number(value);
   if (!Number.isInteger(ms) || ms < 1) {
     throw new ToolError(`AGENT_CODE_MATCH_TIMEOUT_MS must be a positive integer, got ${value}`);

@@ -22,7 +22,7 @@ import {
   sniffText,
   truncate,
 } from "./fs-safety.ts";
-import { MAX_PATTERN_CHARS, Matcher } from "./matcher.ts";
+import { MAX_PATTERN_CHARS, Matcher, timeLimitOf } from "./matcher.ts";
 import type { ToolCall, ToolResult } from "./model.ts";
 import { type WalkEntry, walk } from "./walk.ts";
 
@@ -368,8 +368,9 @@ async function searchableText(entry: WalkEntry, ctx: ToolContext): Promise<strin
   }
 }
 
-// How long the pattern may take on one file. A backtracking pattern such as (a+)+$ can take longer
-// than the universe on one line of 40 a's, so the matching runs in a worker that can be stopped.
+// How long the pattern may take on one file, unless AGENT_CODE_MATCH_TIMEOUT_MS says, as it does for
+// glob's matches. A backtracking pattern such as (a+)+$ can take longer than the universe on one
+// line of 40 a's, so the matching runs in a worker that can be stopped.
 const GREP_FILE_MS = 2000;
 
 // The worker's code. It is a string, because a bundle is one file and a worker needs code of its
@@ -397,14 +398,16 @@ interface LineMatch {
 }
 
 // One worker for one search: `search(text)` gives the matching lines of one file, and whether the
-// worker finished it within the time limit. When it did not, the lines it posted before the limit
+// worker finished it within `limitMs`. When it did not, the lines it posted before the limit
 // are taken off the port as they are, and the worker is stopped.
 class GrepWorker {
   #worker: Worker;
   #port: MessagePort;
   #ready: Promise<void>;
+  #limitMs: number;
 
-  constructor(regex: RegExp) {
+  constructor(regex: RegExp, limitMs: number) {
+    this.#limitMs = limitMs;
     const { port1, port2 } = new MessageChannel();
     this.#port = port1;
     this.#worker = new Worker(GREP_WORKER, {
@@ -447,7 +450,7 @@ class GrepWorker {
         else matches.push(message);
       };
       const stop = () => settle(false);
-      const timer = setTimeout(stop, GREP_FILE_MS);
+      const timer = setTimeout(stop, this.#limitMs);
       signal.addEventListener("abort", stop);
       this.#port.on("message", onMessage);
       this.#port.postMessage(text);
@@ -574,6 +577,7 @@ export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext)
   } catch (error) {
     throw new ToolError(`invalid regex: ${(error as Error).message}`);
   }
+  const limitMs = timeLimitOf(process.env, GREP_FILE_MS);
   const glob = args.glob === undefined ? undefined : String(args.glob);
   const { root, start, name, isFile } = await searchStart(args, ctx);
   const notes: string[] = [];
@@ -623,7 +627,7 @@ export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext)
       : await walk(root, start, { notes });
     entries = entries.filter((entry) => entry.kind === "file" || entry.kind === "link");
     if (glob !== undefined) entries = await globbed(entries, glob, ctx);
-    const worker = new GrepWorker(regex);
+    const worker = new GrepWorker(regex, limitMs);
     try {
       for (const entry of entries) {
         if (ctx.signal.aborted) {
@@ -650,7 +654,7 @@ export async function grepFiles(args: Record<string, unknown>, ctx: ToolContext)
     throw new ToolError(
       ctx.signal.aborted
         ? `${found}[search stopped at ${stoppedAt}, after ${total} matching lines: the run was stopped]`
-        : `${found}[search stopped: pattern took longer than ${GREP_FILE_MS / 1000} s on ${stoppedAt}, after ${total} matching lines; simplify the pattern or narrow the path]`,
+        : `${found}[search stopped: pattern took longer than ${limitMs / 1000} s on ${stoppedAt}, after ${total} matching lines; simplify the pattern or narrow the path]`,
     );
   }
   if (total === 0) return withNotes("(no matches)", notes);
