@@ -451,6 +451,11 @@ class GrepWorker {
       };
       const stop = () => settle(false);
       const timer = setTimeout(stop, this.#limitMs);
+      // A stop that came while the worker was starting has fired already: no listener hears it.
+      if (signal.aborted) {
+        stop();
+        return;
+      }
       signal.addEventListener("abort", stop);
       this.#port.on("message", onMessage);
       this.#port.postMessage(text);

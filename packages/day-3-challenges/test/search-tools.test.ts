@@ -217,6 +217,38 @@ describe("patterns that could run for ever", () => {
     }
   });
 
+  // The search looks at the signal twice for one file: before it, and as it hands the signal to
+  // the worker, which may still be starting (a busy machine starts one late). A stop at either
+  // must end the match at once, even one that came before the worker's listener could hear it.
+  test("with the limit lifted, a stop at either look at the signal ends a lone slow file at once", async () => {
+    const restore = limit("600000");
+    try {
+      for (const at of [1, 2]) {
+        const stop = new AbortController();
+        let looks = 0;
+        const ctx = {
+          ...context(),
+          get signal() {
+            looks += 1;
+            if (looks === at) stop.abort();
+            return stop.signal;
+          },
+        };
+        const running = defaultTools().run(
+          { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow/line.txt" } },
+          ctx,
+        );
+        expect(await running, `a stop at look ${at}`).toMatchObject({
+          content: "[search stopped at slow/line.txt, after 0 matching lines: the run was stopped]",
+          isError: true,
+        });
+        expect(looks, `the stop at look ${at} came`).toBeGreaterThanOrEqual(at);
+      }
+    } finally {
+      restore();
+    }
+  }, 10_000);
+
   test("a stop at any moment of a search reads as stopped, never as an empty search", async () => {
     // Many quick files, then one the pattern never finishes. The stop comes as the search looks at
     // the signal for the at-th time: before the pattern is compiled, before the first file, between
