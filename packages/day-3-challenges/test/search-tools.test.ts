@@ -176,7 +176,9 @@ describe("patterns that could run for ever", () => {
     expect((await call("grep", { pattern: "const needle" })).text).toBe("a.ts:2:const needle = 1");
   });
 
-  test("a stop (Ctrl-C in a REPL) ends a running match at once, long before the time limit", async () => {
+  // grep on the slow folder with the limit lifted, stopped `ms` into the search: Challenge 5's
+  // grep keeps what it found before the stop, and says that it was stopped.
+  async function stoppedAfter(ms: number) {
     const restore = limit("600000");
     const stop = new AbortController();
     const ctx = { ...context(), signal: stop.signal };
@@ -185,36 +187,25 @@ describe("patterns that could run for ever", () => {
         { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow" } },
         ctx,
       );
-      setTimeout(() => stop.abort(), 100);
-      // Challenge 5's grep keeps what it found before the stop, and says that it was stopped.
-      expect(await running).toMatchObject({
-        content: "[search stopped at slow/line.txt, after 0 matching lines: the run was stopped]",
-        isError: true,
-      });
+      setTimeout(() => stop.abort(), ms);
+      return await running;
     } finally {
       restore();
     }
+  }
+  const STOPPED = {
+    content: "[search stopped at slow/line.txt, after 0 matching lines: the run was stopped]",
+    isError: true,
+  };
+
+  test("a stop (Ctrl-C in a REPL) ends a running match at once, long before the time limit", async () => {
+    expect(await stoppedAfter(100)).toMatchObject(STOPPED);
   });
 
   // A Ctrl-C that a busy machine delivers late must still find the match running when the
   // variable lifts the limit: the contract's ctrl-c-during-grep lifts it so.
   test("with the limit lifted, a stop after the 2 s a file is still a stop, not the limit", async () => {
-    const restore = limit("600000");
-    const stop = new AbortController();
-    const ctx = { ...context(), signal: stop.signal };
-    try {
-      const running = defaultTools().run(
-        { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow" } },
-        ctx,
-      );
-      setTimeout(() => stop.abort(), 2_200);
-      expect(await running).toMatchObject({
-        content: "[search stopped at slow/line.txt, after 0 matching lines: the run was stopped]",
-        isError: true,
-      });
-    } finally {
-      restore();
-    }
+    expect(await stoppedAfter(2_200)).toMatchObject(STOPPED);
   });
 
   // The search looks at the signal twice for one file: before it, and as it hands the signal to
@@ -238,10 +229,7 @@ describe("patterns that could run for ever", () => {
           { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow/line.txt" } },
           ctx,
         );
-        expect(await running, `a stop at look ${at}`).toMatchObject({
-          content: "[search stopped at slow/line.txt, after 0 matching lines: the run was stopped]",
-          isError: true,
-        });
+        expect(await running, `a stop at look ${at}`).toMatchObject(STOPPED);
         expect(looks, `the stop at look ${at} came`).toBeGreaterThanOrEqual(at);
       }
     } finally {
