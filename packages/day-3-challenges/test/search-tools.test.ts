@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runsWhole, stageOfTest, startSwapper } from "@agent-code/test-kit";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools.ts";
 
@@ -152,46 +152,33 @@ test("every search path goes through the boundary", async () => {
 // refusal, and a stop ends it at once. The limit is made short through the environment.
 describe("patterns that could run for ever", () => {
   const slow = { pattern: "^(.*.*)*z$" };
-  const limit = (ms: string) => {
-    const before = process.env.AGENT_CODE_MATCH_TIMEOUT_MS;
-    process.env.AGENT_CODE_MATCH_TIMEOUT_MS = ms;
-    return () => {
-      if (before === undefined) delete process.env.AGENT_CODE_MATCH_TIMEOUT_MS;
-      else process.env.AGENT_CODE_MATCH_TIMEOUT_MS = before;
-    };
-  };
+  // Stubbed, so Vitest puts the variable back after each test (`unstubEnvs`), a test that times
+  // out included: a lifted limit must not outlive its test and hang the next file in the worker.
+  const limit = (ms: string) => vi.stubEnv("AGENT_CODE_MATCH_TIMEOUT_MS", ms);
   beforeAll(() => put("work/slow/line.txt", `${"a".repeat(5000)}\n`));
 
   test("a regex that backtracks for ever is stopped at the time limit, and grep still works after", async () => {
-    const restore = limit("300");
-    try {
-      expect(await call("grep", { ...slow, path: "slow" })).toEqual({
-        // Challenge 5's limit is a file's, set by the same variable; what was found before it is kept.
-        text: "[search stopped: pattern took longer than 0.3 s on slow/line.txt, after 0 matching lines; simplify the pattern or narrow the path]",
-        isError: true,
-      });
-    } finally {
-      restore();
-    }
+    limit("300");
+    expect(await call("grep", { ...slow, path: "slow" })).toEqual({
+      // Challenge 5's limit is a file's, set by the same variable; what was found before it is kept.
+      text: "[search stopped: pattern took longer than 0.3 s on slow/line.txt, after 0 matching lines; simplify the pattern or narrow the path]",
+      isError: true,
+    });
     expect((await call("grep", { pattern: "const needle" })).text).toBe("a.ts:2:const needle = 1");
   });
 
   // grep on the slow folder with the limit lifted, stopped `ms` into the search: Challenge 5's
   // grep keeps what it found before the stop, and says that it was stopped.
   async function stoppedAfter(ms: number) {
-    const restore = limit("600000");
+    limit("600000");
     const stop = new AbortController();
     const ctx = { ...context(), signal: stop.signal };
-    try {
-      const running = defaultTools().run(
-        { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow" } },
-        ctx,
-      );
-      setTimeout(() => stop.abort(), ms);
-      return await running;
-    } finally {
-      restore();
-    }
+    const running = defaultTools().run(
+      { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow" } },
+      ctx,
+    );
+    setTimeout(() => stop.abort(), ms);
+    return await running;
   }
   const STOPPED = {
     content: "[search stopped at slow/line.txt, after 0 matching lines: the run was stopped]",
@@ -212,28 +199,24 @@ describe("patterns that could run for ever", () => {
   // the worker, which may still be starting (a busy machine starts one late). A stop at either
   // must end the match at once, even one that came before the worker's listener could hear it.
   test("with the limit lifted, a stop at either look at the signal ends a lone slow file at once", async () => {
-    const restore = limit("600000");
-    try {
-      for (const at of [1, 2]) {
-        const stop = new AbortController();
-        let looks = 0;
-        const ctx = {
-          ...context(),
-          get signal() {
-            looks += 1;
-            if (looks === at) stop.abort();
-            return stop.signal;
-          },
-        };
-        const running = defaultTools().run(
-          { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow/line.txt" } },
-          ctx,
-        );
-        expect(await running, `a stop at look ${at}`).toMatchObject(STOPPED);
-        expect(looks, `the stop at look ${at} came`).toBeGreaterThanOrEqual(at);
-      }
-    } finally {
-      restore();
+    limit("600000");
+    for (const at of [1, 2]) {
+      const stop = new AbortController();
+      let looks = 0;
+      const ctx = {
+        ...context(),
+        get signal() {
+          looks += 1;
+          if (looks === at) stop.abort();
+          return stop.signal;
+        },
+      };
+      const running = defaultTools().run(
+        { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow/line.txt" } },
+        ctx,
+      );
+      expect(await running, `a stop at look ${at}`).toMatchObject(STOPPED);
+      expect(looks, `the stop at look ${at} came`).toBeGreaterThanOrEqual(at);
     }
   }, 10_000);
 
@@ -243,7 +226,7 @@ describe("patterns that could run for ever", () => {
     // two files, before the last; whenever it lands, the answer must say the search was stopped.
     for (let n = 0; n < 300; n++) put(`work/stops/f${String(n).padStart(3, "0")}.txt`, "aaa\n");
     put("work/stops/zz.txt", `${"a".repeat(5000)}\n`);
-    const restore = limit("600000");
+    limit("600000");
     try {
       for (const at of [1, 2, 3, 100, 302]) {
         const stop = new AbortController();
@@ -268,24 +251,19 @@ describe("patterns that could run for ever", () => {
         });
       }
     } finally {
-      restore();
       rmSync(path.join(work, "stops"), { recursive: true, force: true });
     }
   });
 
   test("a glob whose expression backtracks for ever is stopped too", async () => {
     put("work/slow/name.txt", "");
-    const restore = limit("300");
-    try {
-      const pattern = `${"*?".repeat(60)}#`;
-      put(`work/slow/${"a".repeat(200)}`, "");
-      expect(await call("glob", { pattern, path: "slow" })).toEqual({
-        text: "glob took longer than 300 ms and was stopped; simplify the pattern",
-        isError: true,
-      });
-    } finally {
-      restore();
-    }
+    limit("300");
+    const pattern = `${"*?".repeat(60)}#`;
+    put(`work/slow/${"a".repeat(200)}`, "");
+    expect(await call("glob", { pattern, path: "slow" })).toEqual({
+      text: "glob took longer than 300 ms and was stopped; simplify the pattern",
+      isError: true,
+    });
   });
 
   test.each([

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { runsWhole, stageOfTest, startSwapper } from "@agent-code/test-kit";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { NO_UI } from "../src/diff-ui.ts";
 import { ReadState } from "../src/fs-safety.ts";
 import { defaultTools, type ToolContext } from "../src/tools/index.ts";
@@ -153,43 +153,30 @@ test("every search path goes through the boundary", async () => {
 // refusal, and a stop ends it at once. The limit is made short through the environment.
 describe("patterns that could run for ever", () => {
   const slow = { pattern: "^(.*.*)*z$" };
-  const limit = (ms: string) => {
-    const before = process.env.AGENT_CODE_MATCH_TIMEOUT_MS;
-    process.env.AGENT_CODE_MATCH_TIMEOUT_MS = ms;
-    return () => {
-      if (before === undefined) delete process.env.AGENT_CODE_MATCH_TIMEOUT_MS;
-      else process.env.AGENT_CODE_MATCH_TIMEOUT_MS = before;
-    };
-  };
+  // Stubbed, so Vitest puts the variable back after each test (`unstubEnvs`), a test that times
+  // out included: a lifted limit must not outlive its test and hang the next file in the worker.
+  const limit = (ms: string) => vi.stubEnv("AGENT_CODE_MATCH_TIMEOUT_MS", ms);
   beforeAll(() => put("work/slow/line.txt", `${"a".repeat(5000)}\n`));
 
   test("a regex that backtracks for ever is stopped at the time limit, and grep still works after", async () => {
-    const restore = limit("300");
-    try {
-      expect(await call("grep", { ...slow, path: "slow" })).toEqual({
-        text: "regex took longer than 300 ms and was stopped; simplify the pattern",
-        isError: true,
-      });
-    } finally {
-      restore();
-    }
+    limit("300");
+    expect(await call("grep", { ...slow, path: "slow" })).toEqual({
+      text: "regex took longer than 300 ms and was stopped; simplify the pattern",
+      isError: true,
+    });
     expect((await call("grep", { pattern: "const needle" })).text).toBe("a.ts:2:const needle = 1");
   });
 
   test("a stop (Ctrl-C in a REPL) ends a running match at once, long before the time limit", async () => {
-    const restore = limit("600000");
+    limit("600000");
     const stop = new AbortController();
     const ctx = { ...context(), signal: stop.signal };
-    try {
-      const running = defaultTools().run(
-        { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow" } },
-        ctx,
-      );
-      setTimeout(() => stop.abort(), 100);
-      expect(await running).toMatchObject({ content: "regex was stopped", isError: true });
-    } finally {
-      restore();
-    }
+    const running = defaultTools().run(
+      { id: "toolu_1", name: "grep", arguments: { ...slow, path: "slow" } },
+      ctx,
+    );
+    setTimeout(() => stop.abort(), 100);
+    expect(await running).toMatchObject({ content: "regex was stopped", isError: true });
   });
 
   test("a stop at any moment of a search reads as stopped, never as an empty search", async () => {
@@ -198,7 +185,7 @@ describe("patterns that could run for ever", () => {
     // two files, before the last; whenever it lands, the answer must say the search was stopped.
     for (let n = 0; n < 300; n++) put(`work/stops/f${String(n).padStart(3, "0")}.txt`, "aaa\n");
     put("work/stops/zz.txt", `${"a".repeat(5000)}\n`);
-    const restore = limit("600000");
+    limit("600000");
     try {
       for (const at of [1, 2, 3, 100, 302]) {
         const stop = new AbortController();
@@ -221,24 +208,19 @@ describe("patterns that could run for ever", () => {
         });
       }
     } finally {
-      restore();
       rmSync(path.join(work, "stops"), { recursive: true, force: true });
     }
   });
 
   test("a glob whose expression backtracks for ever is stopped too", async () => {
     put("work/slow/name.txt", "");
-    const restore = limit("300");
-    try {
-      const pattern = `${"*?".repeat(60)}#`;
-      put(`work/slow/${"a".repeat(200)}`, "");
-      expect(await call("glob", { pattern, path: "slow" })).toEqual({
-        text: "glob took longer than 300 ms and was stopped; simplify the pattern",
-        isError: true,
-      });
-    } finally {
-      restore();
-    }
+    limit("300");
+    const pattern = `${"*?".repeat(60)}#`;
+    put(`work/slow/${"a".repeat(200)}`, "");
+    expect(await call("glob", { pattern, path: "slow" })).toEqual({
+      text: "glob took longer than 300 ms and was stopped; simplify the pattern",
+      isError: true,
+    });
   });
 
   test.each([
