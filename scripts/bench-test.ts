@@ -67,7 +67,8 @@ export interface StageCost {
   build: number;
   typecheck: number;
   test: number;
-  // Seconds of tests in other packages whose name holds the stage's (`day-2-v3: ...`).
+  // Seconds of tests in other packages whose name holds the stage's (`day-2-v3: ...`), a test that
+  // names n stages counting 1/n of its seconds to each.
   elsewhere: number;
   // CPU seconds of the stage's own tasks (build, typecheck, test), when they were measured.
   cpu?: number;
@@ -107,15 +108,26 @@ export function stageCosts(
   const seconds = (stage: string, task: string) =>
     tasks.find((entry) => entry.taskId === `@agent-code/${stage}#${task}`)?.seconds ?? 0;
   const shares = cpuByTask === undefined ? undefined : tasksCpuShare(reports, cpuByTask);
-  return stages.flatMap((stage) => {
-    const named = new RegExp(`(^|[^\\w-])${stage.replace(/[-]/g, "\\-")}($|[^\\w-])`);
+  const patterns = stages.map((stage) => ({
+    stage,
+    dir: join("packages", stage),
+    named: new RegExp(`(^|[^\\w-])${stage.replace(/[-]/g, "\\-")}($|[^\\w-])`),
+  }));
+  // A test that names several stages (a diff of two, a check of many) is shared between those it
+  // is elsewhere for, so that their tests elsewhere add up to its seconds, not once per name.
+  const namedIn = (fullName: string, dir: string) =>
+    patterns.filter((one) => one.dir !== dir && one.named.test(fullName)).length;
+  return patterns.flatMap(({ stage, dir: own, named }) => {
     const elsewhereTests = reports
-      .filter(({ dir }) => dir !== join("packages", stage))
-      .flatMap(({ task, report }) =>
+      .filter(({ dir }) => dir !== own)
+      .flatMap(({ dir, task, report }) =>
         (report.testResults ?? [])
           .flatMap((file) => file.assertionResults)
           .filter((test) => named.test(test.fullName))
-          .map((test) => ({ task, seconds: (test.duration ?? 0) / 1000 })),
+          .map((test) => ({
+            task,
+            seconds: (test.duration ?? 0) / 1000 / namedIn(test.fullName, dir),
+          })),
       );
     const cost: StageCost = {
       stage,

@@ -144,11 +144,14 @@ test("turbo's summary gives each task's seconds; a stage's cost adds its tests e
     { name: "@agent-code/day-2-v3", total: 31.5, tasks: "test 30.0 s, build 1.5 s" },
   ]);
   // Its own package's tests are in `test` already; a stage whose name only starts the same does
-  // not count; a stage the run left out is not listed.
+  // not count; a test that names two stages counts half to each; a stage the run left out is not
+  // listed.
   expect(stageCosts(["day-1", "day-2-v1", "day-2-v3"], TASKS, REPORTS)).toEqual([
-    { stage: "day-1", build: 0, typecheck: 0, test: 0, elsewhere: 0.5 },
-    { stage: "day-2-v3", build: 1.5, typecheck: 0, test: 30, elsewhere: 2.5 },
+    { stage: "day-1", build: 0, typecheck: 0, test: 0, elsewhere: 0.25 },
+    { stage: "day-2-v3", build: 1.5, typecheck: 0, test: 30, elsewhere: 2.25 },
   ]);
+  // Named once among the stages asked for, it counts whole.
+  expect(stageCosts(["day-2-v3"], TASKS, REPORTS)).toMatchObject([{ elsewhere: 2.5 }]);
 });
 
 // turbo reaps each task's process tree when the task ends: a jump in its counters between two
@@ -272,11 +275,18 @@ test("a stage's tests elsewhere count their task's CPU a second of test, at most
   const costs = (cpu: [string, number][]) =>
     stageCosts(["day-1", "day-2-v3"], TASKS, REPORTS, new Map(cpu));
   const day2 = (cpu: [string, number][]) => costs(cpu).find((cost) => cost.stage === "day-2-v3");
-  expect(day2([["@agent-code/scripts#test", 3]])).toMatchObject({ elsewhere: 2.5 });
-  expect(day2([["@agent-code/scripts#test", 3]])?.elsewhereCpu).toBeCloseTo(1);
-  expect(day2([["@agent-code/scripts#test", 60]])?.elsewhereCpu).toBeCloseTo(2.5);
-  expect(day2([])?.elsewhereCpu).toBeCloseTo(2.5);
-  expect(costs([["@agent-code/scripts#test", 3]])[0]?.elsewhereCpu).toBeCloseTo(0.2);
+  expect(day2([["@agent-code/scripts#test", 3]])).toMatchObject({ elsewhere: 2.25 });
+  expect(day2([["@agent-code/scripts#test", 3]])?.elsewhereCpu).toBeCloseTo(0.9);
+  expect(day2([["@agent-code/scripts#test", 60]])?.elsewhereCpu).toBeCloseTo(2.25);
+  expect(day2([])?.elsewhereCpu).toBeCloseTo(2.25);
+  expect(costs([["@agent-code/scripts#test", 3]])[0]?.elsewhereCpu).toBeCloseTo(0.1);
+  // Shared, the two stages' tests elsewhere add up to the tests that name them, 2.5 s, at 0.4.
+  expect(
+    costs([["@agent-code/scripts#test", 3]]).reduce(
+      (sum, cost) => sum + (cost.elsewhereCpu ?? 0),
+      0,
+    ),
+  ).toBeCloseTo(1);
   // The report and the projection use the CPU; a run saved before it was measured, the seconds.
   const measured: LegFigures = {
     ...LEG,
